@@ -1,0 +1,551 @@
+"""What Easy Harp and Seahaven Towers share: piles, applying and undoing actions,
+scoring bookkeeping, legal moves, tap and double tap, and the JSON forms.
+
+A subclass states only where its rules differ (``easy_harp.py``, ``seahaven.py``):
+its piles, its deal, what a column accepts, what a group move needs, what scores.
+
+Pile ids (PRODUCT.md): ``t1``… columns, ``s`` stock, ``w`` waste, ``c1``… cells,
+``f1``… foundation spots; the first letter of an id is its kind. Each pile is a
+list from bottom to top. ``down[t]`` counts the face-down cards at the bottom of
+column ``t``.
+
+Applying an action (:meth:`Game.apply`) first *resolves* it — checks it against
+the rules and turns a tap, a double tap or a drop on ``f`` into the concrete
+move it makes — then plays it and pushes a :class:`Step` recording what it
+changed, so that undo can reverse it exactly (RULES.md C6). Refusals raise
+:class:`IllegalActionError` and change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Iterator
+from typing import Any, ClassVar, NamedTuple
+
+from .actions import FOUNDATION_AREA, Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json
+from .cards import CARDS, KING, RANK_CHARS, Card, Suit
+from .codes import GameCode
+from .errors import IllegalActionError, MalformedError
+from .shuffle import shuffled_ids
+
+UNDO_LIMIT = 100
+"""Undo covers the last 100 accepted actions (RULES.md A, B, C6, C18)."""
+
+SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
+
+COMMON_REASONS: dict[str, str] = {
+    "game_over": "The game is won; no further action is accepted, not even undo.",
+    "same_pile": "A card has to move to another pile.",
+    "empty_pile": "There is no card on {src} to move.",
+    "not_enough_cards": "{src} holds {have} card(s); {n} cannot be moved from it.",
+    "face_down": "Only face-up cards move; {n} cards from {src} would take face-down ones too.",
+    "foundation_to_foundation": (
+        "Foundations are not a source for foundations: a card taken back from a foundation "
+        "goes into the play area."
+    ),
+    "take_back_one_card": "Only the top card of a foundation can be taken back, one at a time.",
+    "foundation_one_card": "Cards go onto a foundation one at a time.",
+    "foundation_suit": (
+        "Each foundation spot takes only its own suit: {dst} is for {spot_suit}, not {card}."
+    ),
+    "foundation_order": (
+        "A foundation is built up in suit from the ace, one rank at a time: {dst} needs {need}, "
+        "not {card}."
+    ),
+    "no_foundation": (
+        "No foundation accepts {card}: each takes its own suit, ace first, then one rank at a time."
+    ),
+    "no_undo": "There is nothing to undo.",
+    "undo_limit": "Undo covers only the last 100 actions.",
+    "tap_stock": "Taps are for cards; the stock has its own action.",
+    "tap_foundation": (
+        "A tap sends a card to a foundation; a card already on a foundation is taken back by "
+        "dragging it."
+    ),
+    "tap_run": "A tap sends one card to a foundation; a run cannot go there.",
+    "no_place": "Double tap found no place for {card}.",
+}
+
+
+class Step(NamedTuple):
+    """One accepted action and what it changed, so that undo reverses it exactly."""
+
+    action: Move | Stock
+    score: int
+    """Points actually added (after the clamp at 0); undo takes exactly these off."""
+    turned: bool = False
+    """The move turned up the face-down card it uncovered."""
+    marked: bool = False
+    """The move set the card's "already scored" mark (RULES.md C3, C18)."""
+    passed: bool = False
+    """A stock tap that turned the waste over into a new pass (C15)."""
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"action": self.action.to_json(), "score": self.score}
+        for flag in ("turned", "marked", "passed"):
+            if getattr(self, flag):
+                data[flag] = True
+        return data
+
+
+class Game(ABC):
+    """A game in progress. Build one from a code; never change its fields directly."""
+
+    game: ClassVar[str]
+    """The code prefix: game name and rules version, e.g. ``"EH1"``."""
+    title: ClassVar[str]
+    n_cards: ClassVar[int]
+    n_columns: ClassVar[int]
+    foundation_suits: ClassVar[tuple[Suit, ...]]
+    reasons: ClassVar[dict[str, str]]
+    """Reason code → one sentence naming the rule (C12); ``str.format`` fields below."""
+
+    def __init__(self, code: GameCode | str) -> None:
+        if not isinstance(code, GameCode):
+            code = GameCode.parse(code)
+        if code.game != self.game:
+            raise MalformedError("bad_code", f"{code} is not a {self.title} code.")
+        self.code = code
+        self.columns = tuple(f"t{i}" for i in range(1, self.n_columns + 1))
+        self.cells = tuple(f"c{i}" for i in range(1, self.n_cells() + 1))
+        self.foundations = tuple(f"f{i}" for i in range(1, len(self.foundation_suits) + 1))
+        self.spot_suit = dict(zip(self.foundations, self.foundation_suits, strict=True))
+        self.pile_ids = self.columns + self.extra_piles() + self.cells + self.foundations
+        self.destinations = self.columns + self.cells + self.foundations
+        """Piles that may receive a card (plus ``f``, the foundation area)."""
+        self.piles: dict[str, list[Card]] = {p: [] for p in self.pile_ids}
+        self.down: dict[str, int] = dict.fromkeys(self.columns, 0)
+        self.score = 0
+        self.moves = 0
+        self.won = False
+        self.history: deque[Step] = deque(maxlen=UNDO_LIMIT)
+        self.depth = 0
+        """Accepted actions not undone, counting those older than the undo window."""
+        self.scored: set[int] = set()
+        """Ids of the cards that have earned their foundation points (C3)."""
+        self.deal([CARDS[i] for i in shuffled_ids(code, self.n_cards)])
+
+    # --- what each game says -------------------------------------------------
+
+    def n_cells(self) -> int:
+        return 0
+
+    def extra_piles(self) -> tuple[str, ...]:
+        """Pile ids besides columns, cells and foundations (Easy Harp: ``s``, ``w``)."""
+        return ()
+
+    @abstractmethod
+    def deal(self, cards: list[Card]) -> None:
+        """Lay out the shuffled cards (the order is documented by each game)."""
+
+    @abstractmethod
+    def builds_on(self, card: Card, top: Card) -> bool:
+        """May ``card`` go onto a column whose top card is ``top``?"""
+
+    @abstractmethod
+    def group_refusal(self, src: str, dst: str, n: int) -> str | None:
+        """Why ``n`` > 1 cards may not move from ``src`` to ``dst`` (None: they may)."""
+
+    @abstractmethod
+    def points(self, src: str, dst: str, card: Card, turned: bool) -> tuple[int, bool]:
+        """Points a one-card move earns, and whether it marks ``card`` as scored."""
+
+    @abstractmethod
+    def group_counts(self, src: str) -> Iterator[int]:
+        """Group sizes above 1 that could be lifted from column ``src``."""
+
+    def stock_refusal(self) -> str | None:
+        return "no_stock"
+
+    def is_dead_end(self) -> bool:
+        return False
+
+    # --- checking ------------------------------------------------------------
+
+    def refusal(self, src: str, dst: str, n: int = 1) -> str | None:
+        """The reason code refusing ``Move(src, dst, n)``, or None if it is legal.
+
+        ``dst`` is a concrete pile. The game must not be won. This returns a
+        code rather than raising so that listing legal moves stays cheap.
+        """
+        if src == dst:
+            return "same_pile"
+        if reason := self.source_refusal(src, n):
+            return reason
+        if dst[0] in "sw":
+            return "not_destination"
+        if src[0] == "f" and dst[0] == "f":
+            return "foundation_to_foundation"  # C16
+        pile = self.piles[src]
+        if n > 1:
+            return self.group_refusal(src, dst, n)
+        card = pile[-1]
+        target = self.piles[dst]
+        if dst[0] == "t":
+            if not target:
+                return None if card.rank == KING else "kings_only"
+            return None if self.builds_on(card, target[-1]) else "wrong_build"
+        if dst[0] == "c":
+            return "cell_occupied" if target else None
+        if self.spot_suit[dst] is not card.suit:
+            return "foundation_suit"
+        return None if len(target) == card.rank - 1 else "foundation_order"
+
+    def source_refusal(self, src: str, n: int) -> str | None:
+        """Why ``n`` cards cannot be lifted from ``src`` at all (None: they can)."""
+        if src[0] == "s":
+            return "stock_source"
+        have = len(self.piles[src])
+        if have < n:
+            return "empty_pile" if not have else "not_enough_cards"
+        return None
+
+    def run_length(self, src: str) -> int:
+        """How many face-up cards at the top of column ``src`` form a run: each card
+        builds on the one it covers, by the rules of this game."""
+        pile = self.piles[src]
+        bottom = self.down.get(src, 0)
+        if len(pile) <= bottom:
+            return 0
+        length = 1
+        for i in range(len(pile) - 1, bottom, -1):
+            if not self.builds_on(pile[i], pile[i - 1]):
+                break
+            length += 1
+        return length
+
+    def foundation_for(self, card: Card) -> str | None:
+        """The first foundation spot that accepts ``card`` (C7), if any."""
+        for spot, suit in self.spot_suit.items():
+            if suit is card.suit and len(self.piles[spot]) == card.rank - 1:
+                return spot
+        return None
+
+    def capacity(self, dst: str) -> int:
+        """Cards a group move to ``dst`` may lift (Seahaven; see there)."""
+        return 1
+
+    def refuse(self, reason: str, src: str = "", dst: str = "", n: int = 1) -> IllegalActionError:
+        """Build the refusal for ``reason``, its sentence filled in from the position."""
+        pile = self.piles.get(src, [])
+        target = self.piles.get(dst, [])
+        card = pile[-n] if 0 < n <= len(pile) else None
+        need = "nothing more: it is complete"
+        if dst in self.spot_suit and len(target) < len(RANK_CHARS):
+            need = RANK_CHARS[len(target)] + self.spot_suit[dst].name
+        template = self.reasons.get(reason) or COMMON_REASONS[reason]
+        message = template.format(
+            src=src,
+            dst=dst,
+            n=n,
+            have=len(pile),
+            card=card.text if card else "that card",
+            top=target[-1].text if target else "an empty column",
+            spot_suit=SUIT_NAMES[self.spot_suit[dst]] if dst in self.spot_suit else "",
+            need=need,
+            capacity=self.capacity(dst) if dst else 1,
+        )
+        return IllegalActionError(reason, message)
+
+    def check_pile(self, pile: str) -> None:
+        if pile not in self.piles:
+            raise MalformedError("bad_pile", f"This game has no pile {pile!r}.")
+
+    def resolve(self, action: Action) -> Move | Stock | Undo:
+        """Check ``action`` against the rules and return the concrete action it makes.
+
+        A tap or double tap becomes the move it makes, a drop on ``f`` names the
+        spot. Raises :class:`IllegalActionError` (nothing changes) if refused.
+        """
+        if self.won:
+            raise self.refuse("game_over")  # C19
+        if isinstance(action, Move):
+            src, dst, n = action.source, action.target, action.count
+            self.check_pile(src)
+            if dst == FOUNDATION_AREA:
+                # "A card dropped anywhere on the foundation area finds by itself a
+                # foundation that accepts it; if two accept it, it goes to the first" (A, C7).
+                reason = self.source_refusal(src, n)
+                if reason is None and src[0] == "f":
+                    reason = "foundation_to_foundation"  # C16
+                if reason is None and n > 1:
+                    reason = "foundation_one_card"
+                if reason:
+                    raise self.refuse(reason, src, dst, n)
+                spot = self.foundation_for(self.piles[src][-1])
+                if spot is None:
+                    raise self.refuse("no_foundation", src, dst, n)
+                return Move(src, spot)
+            self.check_pile(dst)
+            if reason := self.refusal(src, dst, n):
+                raise self.refuse(reason, src, dst, n)
+            return action
+        if isinstance(action, Tap):
+            return self.resolve_tap(action)
+        if isinstance(action, Stock):
+            if reason := self.stock_refusal():
+                raise self.refuse(reason)
+            return action
+        if not self.history:
+            raise self.refuse("undo_limit" if self.depth else "no_undo")
+        return action
+
+    def resolve_tap(self, action: Tap) -> Move:
+        """Tap: a foundation. Double tap: the order of RULES.md C14 (and C8, C9)."""
+        src, n = action.source, action.count
+        self.check_pile(src)
+        if src[0] == "s":
+            raise self.refuse("tap_stock", src)
+        if src[0] == "f":
+            raise self.refuse("tap_foundation", src)
+        pile = self.piles[src]
+        if len(pile) < n:
+            raise self.refuse("empty_pile" if not pile else "not_enough_cards", src, "", n)
+        if not isinstance(action, DoubleTap):
+            if n > 1:
+                raise self.refuse("tap_run", src, "", n)
+            spot = self.foundation_for(pile[-1])
+            if spot is None:
+                raise self.refuse("no_foundation", src, "", n)
+            return Move(src, spot)
+        for dst in self.double_tap_order(src, n):
+            if self.refusal(src, dst, n) is None:
+                return Move(src, dst, n)
+        raise self.refuse("no_place", src, "", n)
+
+    def double_tap_order(self, src: str, n: int) -> Iterator[str]:
+        """Where a double tap looks, in order (C14)."""
+        if n == 1:
+            spot = self.foundation_for(self.piles[src][-1])
+            if spot is not None:
+                yield spot
+        # The longest column first, counting face-down cards; ties to the leftmost (C8).
+        built = [t for t in self.columns if self.piles[t] and t != src]
+        built.sort(key=lambda t: -len(self.piles[t]))
+        yield from built
+        # Moving a whole column into an empty one, or a cell's card into another
+        # cell, would change nothing: a double tap never does it (C14).
+        if not (src[0] == "t" and n == len(self.piles[src])):
+            yield from (t for t in self.columns if not self.piles[t])
+        if n == 1 and src[0] != "c":
+            yield from (c for c in self.cells if not self.piles[c])
+
+    # --- playing ---------------------------------------------------------------
+
+    def apply(self, action: Action) -> Move | Stock | Undo:
+        """Check and play ``action``; return it in its resolved (recorded) form."""
+        resolved = self.resolve(action)
+        if isinstance(resolved, Move):
+            self.play_move(resolved)
+        elif isinstance(resolved, Stock):
+            self.history.append(self.play_stock())
+            self.moves += 1  # a draw and a pass each count as a move (C5)
+            self.depth += 1
+        else:
+            self.undo_step(self.history.pop())
+        return resolved
+
+    def apply_json(self, data: object) -> Move | Stock | Undo:
+        """Parse an action from decoded JSON (untrusted), then :meth:`apply` it."""
+        return self.apply(self.parse_action(data))
+
+    def parse_action(self, data: object) -> Action:
+        return action_from_json(data, self.piles)
+
+    def play_move(self, move: Move) -> None:
+        src, dst, n = move.source, move.target, move.count
+        source, target = self.piles[src], self.piles[dst]
+        cards = source[-n:]
+        del source[-n:]
+        target.extend(cards)
+        # A face-down card that becomes uncovered turns face up by itself (A).
+        turned = 0 < self.down.get(src, 0) == len(source)
+        if turned:
+            self.down[src] -= 1
+        delta, marked = self.points(src, dst, cards[0], turned)
+        if marked:
+            self.scored.add(cards[0].id)
+        new_score = max(0, self.score + delta)  # the score never goes below 0
+        self.history.append(Step(move, new_score - self.score, turned, marked))
+        self.score = new_score
+        self.moves += 1
+        self.depth += 1
+        if dst[0] == "f":
+            self.won = sum(len(self.piles[f]) for f in self.foundations) == self.n_cards
+
+    def play_stock(self) -> Step:
+        raise self.refuse("no_stock")
+
+    def undo_step(self, step: Step) -> None:
+        """Reverse ``step`` exactly: cards, turned-up card, points, scored mark (C6, C18)."""
+        action = step.action
+        if isinstance(action, Move):
+            src, dst, n = action.source, action.target, action.count
+            target = self.piles[dst]
+            cards = target[-n:]
+            del target[-n:]
+            if step.turned:
+                self.down[src] += 1
+            self.piles[src].extend(cards)
+            if step.marked:
+                self.scored.discard(cards[0].id)
+        else:
+            self.unplay_stock(step)
+        self.score = max(0, self.score - step.score)
+        self.depth -= 1
+
+    def unplay_stock(self, step: Step) -> None:
+        raise AssertionError("this game has no stock")
+
+    # --- asking ----------------------------------------------------------------
+
+    @property
+    def legal_moves(self) -> LegalMoves:
+        """Every legal concrete move (and the stock tap): iterate it or ask ``in``."""
+        return LegalMoves(self)
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self.resolve(action)
+        except (IllegalActionError, MalformedError):
+            return False
+        return True
+
+    def sources(self) -> tuple[str, ...]:
+        return self.columns + self.cells + self.foundations
+
+    def generate_moves(self) -> Iterator[Move | Stock]:
+        if self.won:
+            return
+        if self.stock_refusal() is None:
+            yield Stock()
+        for src in self.sources():
+            if not self.piles[src]:
+                continue
+            counts = [1, *self.group_counts(src)] if src[0] == "t" else [1]
+            for n in counts:
+                for dst in self.destinations:
+                    if self.refusal(src, dst, n) is None:
+                        yield Move(src, dst, n)
+
+    def targets(self, src: str, n: int = 1) -> list[str]:
+        """Where the top ``n`` cards of ``src`` may go, as concrete pile ids."""
+        self.check_pile(src)
+        if self.won or len(self.piles[src]) < n or n < 1:
+            return []
+        return [d for d in self.destinations if self.refusal(src, d, n) is None]
+
+    def targets_json(self) -> list[dict[str, Any]]:
+        """All legal moves grouped by what is lifted: ``[{"from", "count", "to": [...]}]``."""
+        grouped: dict[tuple[str, int], list[str]] = {}
+        for move in self.generate_moves():
+            if isinstance(move, Move):
+                grouped.setdefault((move.source, move.count), []).append(move.target)
+        return [{"from": s, "count": n, "to": to} for (s, n), to in grouped.items()]
+
+    # --- views and JSON --------------------------------------------------------
+
+    def view(self, *, full: bool = False) -> dict[str, Any]:
+        """The State JSON of PRODUCT.md: the player's view, or the ``full`` view.
+
+        In the player's view every face-down card and every stock card is ``None``
+        (JSON ``null``); only the count of such cards shows.
+        """
+        piles: dict[str, list[str | None]] = {}
+        for pid, pile in self.piles.items():
+            hidden = len(pile) if pid == "s" else self.down.get(pid, 0)
+            if full or not hidden:
+                piles[pid] = [c.text for c in pile]
+            else:
+                piles[pid] = [None] * hidden + [c.text for c in pile[hidden:]]
+        return {
+            "code": str(self.code),
+            "variant": self.code.variant_id,
+            "piles": piles,
+            "down": dict(self.down),
+            "score": self.score,
+            "moves": self.moves,
+            "won": self.won,
+            "undo": len(self.history),
+            "dead_end": self.is_dead_end(),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, for storing and restoring: the full view plus card identities
+        (Easy Harp's twins), the scored marks and the undo history."""
+        data = self.view(full=True)
+        data["ids"] = {pid: [c.id for c in pile] for pid, pile in self.piles.items()}
+        data["scored"] = sorted(self.scored)
+        data["history"] = [step.to_json() for step in self.history]
+        data["depth"] = self.depth
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> Game:
+        """Rebuild a game from :meth:`to_json` output, checking it thoroughly."""
+        from .snapshot import load  # the checks live beside the format
+
+        return load(cls, data)
+
+    def copy(self) -> Game:
+        """An independent copy (cheap: cards are shared, lists are not)."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.piles = {p: list(pile) for p, pile in self.piles.items()}
+        other.down = dict(self.down)
+        other.history = deque(self.history, maxlen=UNDO_LIMIT)
+        other.scored = set(self.scored)
+        return other
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            str(self.code),
+            tuple((p, tuple(c.id for c in pile)) for p, pile in self.piles.items()),
+            tuple(self.down.items()),
+            self.score,
+            self.moves,
+            self.won,
+            tuple(self.history),
+            self.depth,
+            frozenset(self.scored),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.code)!r})  # after {self.moves} moves"
+
+    def __str__(self) -> str:
+        return json.dumps(self.view(full=True))
+
+
+class LegalMoves:
+    """The legal concrete moves of a position: iterate it, ``len`` it, ask ``in``.
+
+    ``in`` accepts any action (a tap, a drop on ``f``…) and asks whether the
+    game would accept it now.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def __iter__(self) -> Iterator[Move | Stock]:
+        return self.game.generate_moves()
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, action: object) -> bool:
+        if not isinstance(action, Move | Stock | Tap | Undo):
+            return False
+        return self.game.is_legal(action)
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves: {', '.join(map(repr, self))}>"
