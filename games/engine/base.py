@@ -170,10 +170,12 @@ class Game(ABC):
         ``dst`` is a concrete pile. The game must not be won. This returns a
         code rather than raising so that listing legal moves stays cheap.
         """
+        return self.source_refusal(src, n) or self.drop_refusal(src, dst, n)
+
+    def drop_refusal(self, src: str, dst: str, n: int) -> str | None:
+        """:meth:`refusal` once :meth:`source_refusal` has let ``n`` cards be lifted."""
         if src == dst:
             return "same_pile"
-        if reason := self.source_refusal(src, n):
-            return reason
         if dst[0] in "sw":
             return "not_destination"
         if src[0] == "f" and dst[0] == "f":
@@ -426,8 +428,10 @@ class Game(ABC):
                 continue
             counts = [1, *self.group_counts(src)] if src[0] == "t" else [1]
             for n in counts:
+                if self.source_refusal(src, n):
+                    continue
                 for dst in self.destinations:
-                    if self.refusal(src, dst, n) is None:
+                    if self.drop_refusal(src, dst, n) is None:
                         yield Move(src, dst, n)
 
     def targets(self, src: str, n: int = 1) -> list[str]:
