@@ -543,7 +543,11 @@ class LegalMoves:
     def __iter__(self) -> Iterator[Move | Stock]:
         return self.game.generate_moves()
 
-    def __len__(self) -> int:
+    def __bool__(self) -> bool:
+        return any(True for _ in self)
+
+    def count(self) -> int:
+        # Not __len__: list() would then generate every move twice.
         return sum(1 for _ in self)
 
     def __contains__(self, action: object) -> bool:

@@ -937,7 +937,7 @@ def test_legal_targets_and_moves():
         Move("w", "f5"),
         *(Move("t3", f"t{i}", 2) for i in range(4, 10)),
     }
-    assert len(game.legal_moves) == 10
+    assert game.legal_moves.count() == 10
     assert Tap("w") in game.legal_moves
     assert DoubleTap("w") in game.legal_moves
     assert Move("w", "f") in game.legal_moves
