@@ -3,16 +3,22 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
+PORT ?= 8000
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run deal test lint typecheck pytest bench bench-api clean
 
-$(VENV)/.installed: requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-## run: deal CODE (default EH1-N-AAAAAAF) with the engine's command line
+## run: the service on the embedded defaults (SQLite, in-process), daphne on :$(PORT)
 run: $(VENV)/.installed
+	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+## deal: print deal CODE (default EH1-N-AAAAAAF) with the engine's command line
+deal: $(VENV)/.installed
 	$(PY) -m games.engine deal $(CODE)
 
 ## test: lint, type-check the engine (mypy --strict), run the whole test suite
@@ -28,9 +34,12 @@ typecheck: $(VENV)/.installed
 pytest: $(VENV)/.installed
 	$(PY) -m pytest
 
-## bench: print the engine's speed figures
+## bench: print the engine's speed figures; bench-api: the HTTP API's
 bench: $(VENV)/.installed
 	$(PY) bench/engine.py
+
+bench-api: $(VENV)/.installed
+	$(PY) bench/api.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,40 @@
+"""Accounts: sign-up with Django's password validators and case-insensitive names."""
+
+from __future__ import annotations
+
+from django.contrib.auth import password_validation
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from config.errors import ApiError
+
+from .models import User
+
+USERNAME_MIN = 3
+USERNAME_MAX = 30
+
+
+def user_register(*, username: str, password: str) -> User:
+    username = username.strip()
+    if not USERNAME_MIN <= len(username) <= USERNAME_MAX:
+        raise ApiError(
+            400, "bad_username", f"A username has {USERNAME_MIN} to {USERNAME_MAX} characters."
+        )
+    try:
+        User.username_validator(username)
+    except ValidationError:
+        raise ApiError(
+            400, "bad_username", "A username may hold letters, digits and @ . + - _ only."
+        ) from None
+    if User.objects.filter(username__iexact=username).exists():
+        raise ApiError(409, "username_taken", f"The name {username!r} is taken.")
+    candidate = User(username=username)
+    try:
+        password_validation.validate_password(password, user=candidate)
+    except ValidationError as exc:
+        raise ApiError(400, "weak_password", " ".join(exc.messages)) from None
+    try:
+        with transaction.atomic():
+            return User.objects.create_user(username=username, password=password)
+    except IntegrityError:  # a concurrent sign-up took the name (case-insensitive constraint)
+        raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None

@@ -1,0 +1,123 @@
+"""One error shape everywhere: ``{"error": {"code": "…", "message": "…"}}`` (PRODUCT.md).
+
+Views raise :class:`ApiError` (or let an engine error through); this module turns
+every exception DRF sees, CSRF failures, and Django's own 404/500 on API paths
+into that shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found, server_error
+from rest_framework import exceptions, status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games.engine import IllegalActionError, MalformedError
+
+
+class ApiError(exceptions.APIException):
+    """An error with our code and message; ``extra`` fields go beside them."""
+
+    def __init__(self, status_code: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def _first_message(detail: Any) -> tuple[str, str]:
+    """The first (field path, message) of a DRF validation detail."""
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            path, message = _first_message(value)
+            return (f"{key}.{path}" if path else str(key)), message
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return "", str(detail)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    headers: dict[str, str] = {}
+    if isinstance(exc, ApiError):
+        return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+    if isinstance(exc, MalformedError):
+        return Response(error_body(exc.code, exc.message), status=status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, IllegalActionError):
+        # Well formed but refused by the rules: the reason names the rule (RULES.md C12).
+        return Response(error_body(exc.code, exc.message), status=422)
+    if isinstance(exc, RequestDataTooBig):
+        return Response(error_body("too_large", "The request body is over 64 KiB."), status=413)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    if not isinstance(exc, exceptions.APIException):
+        return None  # a real bug: Django's 500 handler answers (JSON on API paths)
+    code, message = "error", str(exc.detail)
+    if isinstance(exc, exceptions.ParseError):
+        code, message = "bad_json", f"The body is not valid JSON: {exc.detail}"
+    elif isinstance(exc, exceptions.ValidationError):
+        field, text = _first_message(exc.detail)
+        code, message = "invalid", f"{field}: {text}" if field else text
+    elif isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        code, message = "not_authenticated", "Sign in first."
+    elif isinstance(exc, exceptions.Throttled):
+        code = "throttled"
+        message = f"Too many requests; try again in {exc.wait or 1:.0f} s."
+        headers["Retry-After"] = str(int(exc.wait or 1))
+    else:
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else "error"
+    auth_header = getattr(exc, "auth_header", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    return Response(error_body(code, message), status=exc.status_code, headers=headers)
+
+
+class CsrfSessionAuthentication(SessionAuthentication):
+    """Session auth that checks CSRF on every unsafe request, signed in or not
+    (DRF's own skips anonymous ones, which would leave sign-in open to login CSRF)."""
+
+    def authenticate(self, request: Request) -> tuple[Any, None] | None:
+        self.enforce_csrf(request)
+        user = getattr(request._request, "user", None)
+        if not user or not user.is_active:
+            return None
+        return (user, None)
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Session realm="api"'
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    return JsonResponse(
+        error_body("csrf_failed", f"CSRF check failed: {reason or 'missing token'}."), status=403
+    )
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(
+            error_body("not_found", f"No such resource: {request.path}"), status=404
+        )
+    return page_not_found(request, exception)
+
+
+def server_failure(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(error_body("server_error", "Something broke on our side."), status=500)
+    return server_error(request)

@@ -1,0 +1,144 @@
+"""Settings. The environment is read here and nowhere else.
+
+| variable | meaning | default (embedded) |
+| --- | --- | --- |
+| ``DEBUG`` | ``1`` turns debug on | off |
+| ``SECRET_KEY`` | required unless ``DEBUG`` | a fixed development key, debug only |
+| ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
+| ``REDIS_URL`` | e.g. ``redis://127.0.0.1:6379/0``: cache, channel layer, broker | in-process |
+| ``ALLOWED_HOSTS`` | comma-separated | ``localhost,127.0.0.1,[::1]`` |
+| ``CSRF_TRUSTED_ORIGINS`` | comma-separated origins behind a proxy | none |
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+env = os.environ
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    return env.get(name, "1" if default else "0").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in env.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_flag("DEBUG")
+SECRET_KEY = env.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("Set SECRET_KEY (or DEBUG=1 for a development run).")
+    SECRET_KEY = "development-only-key-never-use-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+REDIS_URL = env.get("REDIS_URL", "")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "accounts",
+    "games",
+    "leaderboard",
+]
+
+MIDDLEWARE = [
+    "config.middleware.BodySizeLimitMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"), conn_max_age=60
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "accounts.User"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+if REDIS_URL:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"  # daily deals follow the UTC day
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["config.errors.CsrfSessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env.get("LOGIN_RATE", "10/min"),
+        "register": env.get("REGISTER_RATE", "20/hour"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Patience Daily API",
+    "DESCRIPTION": "Daily deals of Easy Harp and Seahaven Towers; the server is the referee.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.get("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,30 @@
+from django.contrib import admin
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+import config.schema  # noqa: F401  (registers the auth scheme)
+from accounts.api import LoginView, LogoutView, MeView, RegisterView
+from games.api import ActionsView, DailyView, GamesView, GameView, ReplayView, ResignView
+from leaderboard.api import LeaderboardView, PlayerView
+
+handler404 = "config.errors.not_found"
+handler500 = "config.errors.server_failure"
+
+urlpatterns = [
+    path("api/auth/me/", MeView.as_view(), name="auth-me"),
+    path("api/auth/register/", RegisterView.as_view(), name="auth-register"),
+    path("api/auth/login/", LoginView.as_view(), name="auth-login"),
+    path("api/auth/logout/", LogoutView.as_view(), name="auth-logout"),
+    path("api/daily/", DailyView.as_view(), name="daily"),
+    path("api/games/", GamesView.as_view(), name="games"),
+    path("api/games/<int:attempt_id>/", GameView.as_view(), name="game"),
+    path("api/games/<int:attempt_id>/actions/", ActionsView.as_view(), name="game-actions"),
+    path("api/games/<int:attempt_id>/resign/", ResignView.as_view(), name="game-resign"),
+    path("api/games/<int:attempt_id>/replay/", ReplayView.as_view(), name="game-replay"),
+    path(
+        "api/leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"
+    ),
+    path("api/players/<str:username>/", PlayerView.as_view(), name="player"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,186 @@
+"""``/api/daily/`` and ``/api/games/…`` (PRODUCT.md, HTTP API). Views parse input,
+call one service or selector, and render the result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import StrictCharField, StrictIntegerField, StrictObjectField, StrictSerializer
+
+from .selectors import attempt_for_viewer, attempt_json, daily_json, replay_json
+from .services import attempt_apply_action, attempt_resign, attempt_start, utc_today
+
+# --- shapes, for input checks and the OpenAPI document -------------------------
+
+ERROR = inline_serializer(
+    "Error",
+    {
+        "error": inline_serializer(
+            "ErrorDetail",
+            {
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "seq": serializers.IntegerField(required=False),
+            },
+        )
+    },
+)
+ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ERROR)
+
+
+class StartSerializer(StrictSerializer):
+    """Exactly one of ``daily`` (a variant), ``random`` (a variant) or ``code``."""
+
+    daily = StrictCharField(required=False, max_length=16)
+    random = StrictCharField(required=False, max_length=16)
+    code = StrictCharField(required=False, max_length=32)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if len(attrs) != 1:
+            raise serializers.ValidationError(
+                {"body": ["Send exactly one of 'daily', 'random' or 'code'."]}
+            )
+        return attrs
+
+
+class ActionSerializer(StrictSerializer):
+    seq = StrictIntegerField(min_value=0)
+    action = StrictObjectField()
+
+
+class AttemptSerializer(serializers.Serializer):  # documentation of attempt_json
+    id = serializers.IntegerField()
+    ranked = serializers.BooleanField()
+    status = serializers.ChoiceField(["playing", "won", "resigned", "abandoned"])
+    seq = serializers.IntegerField()
+    code = serializers.CharField()
+    variant = serializers.CharField()
+    daily = serializers.DateField(allow_null=True)
+    player = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    elapsed_ms = serializers.IntegerField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    won = serializers.BooleanField()
+    verified = serializers.BooleanField(allow_null=True)
+    duplicate = serializers.BooleanField()
+    view = serializers.JSONField(help_text="State JSON (player's view) plus 'targets'")
+
+
+class DailySerializer(serializers.Serializer):
+    date = serializers.DateField()
+    ends_at = serializers.DateTimeField()
+    seconds_left = serializers.IntegerField()
+    deals = inline_serializer(
+        "DailyEntry",
+        {
+            "variant": serializers.CharField(),
+            "code": serializers.CharField(),
+            "status": serializers.CharField(),
+            "attempt": serializers.IntegerField(allow_null=True),
+            "score": serializers.IntegerField(allow_null=True),
+            "par": serializers.IntegerField(allow_null=True),
+            "leaderboard": serializers.CharField(),
+        },
+        many=True,
+    )
+
+
+class ReplaySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    code = serializers.CharField()
+    variant = serializers.CharField()
+    player = serializers.CharField()
+    ranked = serializers.BooleanField()
+    daily = serializers.DateField(allow_null=True)
+    status = serializers.CharField()
+    won = serializers.BooleanField()
+    score = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField(allow_null=True)
+    verified = serializers.BooleanField(allow_null=True)
+    deal = serializers.JSONField(help_text="State JSON, full view of the starting deal")
+    actions = serializers.ListField(child=serializers.JSONField())
+    log = inline_serializer(
+        "ReplayLogEntry",
+        {
+            "ms": serializers.IntegerField(),
+            "score": serializers.IntegerField(),
+            "moves": serializers.IntegerField(),
+        },
+        many=True,
+    )
+
+
+# --- views ---------------------------------------------------------------------
+
+
+class DailyView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(responses={200: DailySerializer}, summary="Today's daily deals (UTC)")
+    def get(self, request: Request) -> Response:
+        return Response(daily_json(date=utc_today(), viewer=request.user))
+
+
+class GamesView(APIView):
+    @extend_schema(
+        request=StartSerializer,
+        responses={201: AttemptSerializer, 200: AttemptSerializer, **ERRORS},
+        summary="Start a game: the daily (ranked, once), a random deal or a code",
+    )
+    def post(self, request: Request) -> Response:
+        data = StartSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        attempt, created = attempt_start(player=request.user, **data.validated_data)
+        return Response(attempt_json(attempt, viewer=request.user), status=201 if created else 200)
+
+
+class GameView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(responses={200: AttemptSerializer, **ERRORS})
+    def get(self, request: Request, attempt_id: int) -> Response:
+        attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=request.user)
+        return Response(attempt_json(attempt, viewer=request.user))
+
+
+class ActionsView(APIView):
+    @extend_schema(
+        request=ActionSerializer,
+        responses={200: AttemptSerializer, **ERRORS},
+        summary="Apply one action; seq = actions accepted so far",
+    )
+    def post(self, request: Request, attempt_id: int) -> Response:
+        data = ActionSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        applied = attempt_apply_action(
+            attempt_id=attempt_id, player=request.user, **data.validated_data
+        )
+        return Response(
+            attempt_json(applied.attempt, viewer=request.user, duplicate=applied.duplicate)
+        )
+
+
+class ResignView(APIView):
+    @extend_schema(request=None, responses={200: AttemptSerializer, **ERRORS})
+    def post(self, request: Request, attempt_id: int) -> Response:
+        attempt = attempt_resign(attempt_id=attempt_id, player=request.user)
+        return Response(attempt_json(attempt, viewer=request.user))
+
+
+class ReplayView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(responses={200: ReplaySerializer, **ERRORS}, summary="A finished game's replay")
+    def get(self, request: Request, attempt_id: int) -> Response:
+        attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=request.user)
+        return Response(replay_json(attempt))

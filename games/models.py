@@ -1,0 +1,120 @@
+"""Deals, daily deals, attempts and their action log.
+
+An attempt keeps the engine's full saved game (``state``) on the server only;
+players only ever receive the engine's redacted view of it.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from games.engine import ALL_VARIANTS
+
+VARIANT_CHOICES = [(v, v) for v in ALL_VARIANTS]
+
+
+class Deal(models.Model):
+    """A numbered deal of one variant; its code recreates it exactly (RULES.md C2)."""
+
+    variant = models.CharField(max_length=8, choices=VARIANT_CHOICES)
+    number = models.PositiveIntegerField()
+    code = models.CharField(max_length=16, unique=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["variant", "number"], name="deal_variant_number")
+        ]
+
+    def __str__(self) -> str:
+        return self.code
+
+
+class DailyDeal(models.Model):
+    """The deal everyone plays on one UTC day in one variant."""
+
+    date = models.DateField()
+    variant = models.CharField(max_length=8, choices=VARIANT_CHOICES)
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="dailies")
+    par = models.PositiveIntegerField(null=True, blank=True, help_text="best known line length")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["date", "variant"], name="daily_per_day")]
+        ordering = ["-date", "variant"]
+
+    def __str__(self) -> str:
+        return f"{self.date} {self.variant}: {self.deal.code}"
+
+
+class Attempt(models.Model):
+    """One player's game of one deal: ranked (the daily) or practice."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        WON = "won"
+        RESIGNED = "resigned"
+        ABANDONED = "abandoned"
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
+    )
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="attempts")
+    daily = models.ForeignKey(
+        DailyDeal, null=True, blank=True, on_delete=models.PROTECT, related_name="attempts"
+    )
+    ranked = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    state = models.JSONField(help_text="the engine's saved game: never sent to a player")
+    seq = models.PositiveIntegerField(default=0, help_text="actions accepted so far")
+    score = models.PositiveIntegerField(default=0)
+    moves = models.PositiveIntegerField(default=0)
+    won = models.BooleanField(default=False)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    verified = models.BooleanField(
+        null=True, blank=True, help_text="replay check: empty = pending, false = failed"
+    )
+
+    class Meta:
+        constraints = [
+            # One ranked attempt per player per daily deal (PRODUCT.md, anti-cheat).
+            models.UniqueConstraint(
+                fields=["player", "daily"], condition=Q(ranked=True), name="one_ranked_per_daily"
+            ),
+            models.CheckConstraint(
+                condition=Q(ranked=False) | Q(daily__isnull=False), name="ranked_needs_daily"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["daily", "status"]),
+            models.Index(fields=["player", "status"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.deal.code} by {self.player}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status != self.Status.PLAYING
+
+
+class Action(models.Model):
+    """One accepted action, in the order accepted; ``seq`` counts from 0."""
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="actions")
+    seq = models.PositiveIntegerField()
+    sent = models.JSONField(help_text="the action as the player sent it (normalised)")
+    action = models.JSONField(help_text="the resolved action the engine recorded")
+    ms = models.PositiveBigIntegerField(help_text="server time since the attempt started")
+    score = models.PositiveIntegerField()
+    moves = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["attempt", "seq"], name="action_seq")]
+        ordering = ["attempt", "seq"]
+
+    def __str__(self) -> str:
+        return f"#{self.attempt_id}.{self.seq} {self.action}"

@@ -1,0 +1,151 @@
+"""Reads: what a viewer may see of an attempt, and in which JSON shape."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import User
+from config.errors import ApiError
+from games.engine import ALL_VARIANTS, load_game, new_game
+
+from .models import Action, Attempt, DailyDeal
+from .services import daily_deal_get, utc_today
+
+Viewer = User | AnonymousUser
+
+
+def _iso(moment: dt.datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def attempt_elapsed_ms(attempt: Attempt, now: dt.datetime | None = None) -> int:
+    if attempt.elapsed_ms is not None:
+        return attempt.elapsed_ms
+    now = now or timezone.now()
+    return max(0, int((now - attempt.started_at).total_seconds() * 1000))
+
+
+def attempt_json(attempt: Attempt, *, viewer: Viewer, duplicate: bool = False) -> dict[str, Any]:
+    """The attempt object of PRODUCT.md. ``view`` is the engine's player view —
+    never a face-down or stock card — plus, for the player, where each movable
+    pile may go (``targets``), so the client needs no rule."""
+    game = load_game(attempt.state)
+    view = game.view()
+    is_player = viewer.is_authenticated and viewer.pk == attempt.player_id
+    view["targets"] = game.targets_json() if is_player and not attempt.finished else []
+    return {
+        "id": attempt.pk,
+        "ranked": attempt.ranked,
+        "status": attempt.status,
+        "seq": attempt.seq,
+        "code": str(game.code),
+        "variant": game.code.variant_id,
+        "daily": attempt.daily.date.isoformat() if attempt.daily_id and attempt.daily else None,
+        "player": attempt.player.get_username(),
+        "started_at": _iso(attempt.started_at),
+        "finished_at": _iso(attempt.finished_at),
+        "elapsed_ms": attempt_elapsed_ms(attempt),
+        "score": attempt.score,
+        "moves": attempt.moves,
+        "won": attempt.won,
+        "verified": attempt.verified,
+        "duplicate": duplicate,
+        "view": view,
+    }
+
+
+def viewer_finished_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:
+    if not viewer.is_authenticated:
+        return False
+    return (
+        Attempt.objects.filter(player_id=viewer.pk, daily=daily, ranked=True)
+        .exclude(status=Attempt.Status.PLAYING)
+        .exists()
+    )
+
+
+def may_see_moves(*, attempt: Attempt, viewer: Viewer) -> bool:
+    """Anything that reveals an attempt's moves on a daily deal still running is
+    only for players who finished their own ranked attempt on it (PRODUCT.md,
+    anti-cheat). The player always sees their own."""
+    if viewer.is_authenticated and viewer.pk == attempt.player_id:
+        return True
+    running = DailyDeal.objects.filter(deal_id=attempt.deal_id, date__gte=utc_today())
+    return all(viewer_finished_daily(viewer=viewer, daily=daily) for daily in running)
+
+
+def attempt_for_viewer(*, attempt_id: int, viewer: Viewer) -> Attempt:
+    attempt = (
+        Attempt.objects.select_related("player", "daily", "deal").filter(pk=attempt_id).first()
+    )
+    if attempt is None:
+        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    if not may_see_moves(attempt=attempt, viewer=viewer):
+        raise ApiError(
+            403, "spoiler", "This is today's daily deal: finish your own ranked attempt first."
+        )
+    return attempt
+
+
+def replay_json(attempt: Attempt) -> dict[str, Any]:
+    """The full starting deal and every accepted action in resolved form, replayable
+    by the engine (PRODUCT.md), with the server time and result after each."""
+    if not attempt.finished:
+        raise ApiError(409, "not_finished", "A replay is available once the game is over.")
+    log = list(Action.objects.filter(attempt=attempt).order_by("seq"))
+    return {
+        "id": attempt.pk,
+        "code": attempt.deal.code,
+        "variant": attempt.deal.variant,
+        "player": attempt.player.get_username(),
+        "ranked": attempt.ranked,
+        "daily": attempt.daily.date.isoformat() if attempt.daily else None,
+        "status": attempt.status,
+        "won": attempt.won,
+        "score": attempt.score,
+        "moves": attempt.moves,
+        "elapsed_ms": attempt.elapsed_ms,
+        "verified": attempt.verified,
+        "deal": new_game(attempt.deal.code).view(full=True),
+        "actions": [a.action for a in log],
+        "log": [{"ms": a.ms, "score": a.score, "moves": a.moves} for a in log],
+    }
+
+
+def replay_url(attempt_id: int) -> str:
+    return reverse("game-replay", kwargs={"attempt_id": attempt_id})
+
+
+def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
+    """Today's four daily deals with the viewer's status on each."""
+    deals = []
+    for variant in ALL_VARIANTS:
+        daily = daily_deal_get(date=date, variant=variant)
+        mine = None
+        if viewer.is_authenticated:
+            mine = Attempt.objects.filter(player_id=viewer.pk, daily=daily, ranked=True).first()
+        deals.append(
+            {
+                "variant": variant,
+                "code": daily.deal.code,
+                "status": mine.status if mine else "not_started",
+                "attempt": mine.pk if mine else None,
+                "score": mine.score if mine else None,
+                "par": daily.par,
+                "leaderboard": reverse(
+                    "leaderboard", kwargs={"date": date.isoformat(), "variant": variant}
+                ),
+            }
+        )
+    end = dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+    return {
+        "date": date.isoformat(),
+        "ends_at": _iso(end),
+        "seconds_left": max(0, int((end - timezone.now()).total_seconds())),
+        "deals": deals,
+    }

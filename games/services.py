@@ -1,0 +1,206 @@
+"""Writes: starting attempts, applying actions, resigning, making daily deals.
+
+Every write that touches an attempt runs in one transaction with the attempt
+row locked, asks the engine, and commits before anyone is told (STYLE.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from config.errors import ApiError
+from games.engine import GameCode, action_from_json, load_game, new_game, parse_variant
+from games.engine.codes import MAX_DEAL
+
+from .models import Action, Attempt, DailyDeal, Deal
+
+
+def utc_today() -> dt.date:
+    return timezone.now().astimezone(dt.UTC).date()
+
+
+def deal_get(*, code: GameCode) -> Deal:
+    deal, _ = Deal.objects.get_or_create(
+        code=str(code), defaults={"variant": code.variant_id, "number": code.number}
+    )
+    return deal
+
+
+def daily_number(*, date: dt.date, variant: str) -> int:
+    """Today's deal number: a keyed hash of the date, so it cannot be guessed from
+    the code. The background job of the daily-deals issue replaces the choice
+    with proven-winnable deals; this stays the fallback."""
+    digest = hmac.new(
+        settings.SECRET_KEY.encode(), f"daily:{date.isoformat()}:{variant}".encode(), hashlib.sha256
+    ).digest()
+    return int.from_bytes(digest[:8], "big") % MAX_DEAL + 1
+
+
+def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
+    """The daily deal of ``date`` and ``variant``, created on demand (PRODUCT.md)."""
+    game, variant_letter = parse_variant(variant)
+    variant = f"{game}-{variant_letter}"
+    daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
+    if daily:
+        return daily
+    code = GameCode(game, variant_letter, daily_number(date=date, variant=variant))
+    try:
+        with transaction.atomic():
+            return DailyDeal.objects.create(date=date, variant=variant, deal=deal_get(code=code))
+    except IntegrityError:  # another request made it first
+        return DailyDeal.objects.select_related("deal").get(date=date, variant=variant)
+
+
+def daily_deals_open(*, deal: Deal) -> list[DailyDeal]:
+    """The daily deals not yet over (today or later) that use ``deal``."""
+    return list(DailyDeal.objects.filter(deal=deal, date__gte=utc_today()))
+
+
+def _refuse_spoilers(*, player: User, deal: Deal) -> None:
+    # Practising today's daily deal before finishing the ranked attempt would
+    # let a player rehearse the winning line (PRODUCT.md, anti-cheat).
+    for daily in daily_deals_open(deal=deal):
+        finished = Attempt.objects.filter(player=player, daily=daily, ranked=True).exclude(
+            status=Attempt.Status.PLAYING
+        )
+        if not finished.exists():
+            raise ApiError(
+                403,
+                "daily_not_finished",
+                "That deal is a daily deal still running: play your ranked attempt first.",
+            )
+
+
+def _create_attempt(*, player: User, deal: Deal, daily: DailyDeal | None) -> Attempt:
+    game = new_game(deal.code)
+    return Attempt.objects.create(
+        player=player,
+        deal=deal,
+        daily=daily,
+        ranked=daily is not None,
+        state=game.to_json(),
+    )
+
+
+def attempt_start(
+    *,
+    player: User,
+    daily: str | None = None,
+    random: str | None = None,
+    code: str | None = None,
+) -> tuple[Attempt, bool]:
+    """Start (or, for the daily, find) an attempt. Returns it and whether it is new.
+
+    ``daily``: a variant; the player's single ranked attempt on today's deal —
+    asking again returns the same attempt, whose clock started at the first
+    opening (RULES.md C11). ``random``: a variant; a practice game on a random
+    deal. ``code``: a practice game on that exact deal.
+    """
+    if daily is not None:
+        today = daily_deal_get(date=utc_today(), variant=daily)
+        found = Attempt.objects.filter(player=player, daily=today, ranked=True).first()
+        if found:
+            return found, False
+        try:
+            with transaction.atomic():
+                return _create_attempt(player=player, deal=today.deal, daily=today), True
+        except IntegrityError:  # the same player opened it twice at once
+            return Attempt.objects.get(player=player, daily=today, ranked=True), False
+    if random is not None:
+        game, letter = parse_variant(random)
+        for _ in range(20):
+            deal = deal_get(code=GameCode(game, letter, secrets.randbelow(MAX_DEAL) + 1))
+            if not daily_deals_open(deal=deal):
+                break
+        return _create_attempt(player=player, deal=deal, daily=None), True
+    parsed = GameCode.parse(code)
+    deal = deal_get(code=parsed)
+    _refuse_spoilers(player=player, deal=deal)
+    return _create_attempt(player=player, deal=deal, daily=None), True
+
+
+def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
+    attempt = Attempt.objects.select_for_update().filter(pk=attempt_id).first()
+    if attempt is None:
+        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    if attempt.player_id != player.pk:
+        raise ApiError(403, "not_yours", "Only the player of a game can act on it.")
+    return attempt
+
+
+def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
+    attempt.status = status
+    attempt.finished_at = now
+    # The clock is the server's and stops at the winning move or the resignation (C11).
+    attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
+
+
+@dataclass(frozen=True)
+class Applied:
+    attempt: Attempt
+    duplicate: bool
+    """The action had been applied already (a resend): nothing was applied now."""
+
+
+def attempt_apply_action(
+    *, attempt_id: int, player: User, seq: int, action: dict[str, Any]
+) -> Applied:
+    """Apply one action: one transaction, the attempt row locked, ``seq`` checked
+    (PRODUCT.md), the engine asked, the action logged — committed before any
+    answer. A refusal raises and changes nothing."""
+    with transaction.atomic():
+        attempt = _locked_attempt(attempt_id=attempt_id, player=player)
+        game = load_game(attempt.state)
+        sent = action_from_json(action, game.piles).to_json()
+        if seq < attempt.seq:
+            done = Action.objects.filter(attempt=attempt, seq=seq).first()
+            if done is not None and done.sent == sent:
+                return Applied(attempt, duplicate=True)
+        if seq != attempt.seq:
+            raise ApiError(
+                409,
+                "seq_conflict",
+                f"This game has accepted {attempt.seq} actions; send seq {attempt.seq}.",
+                seq=attempt.seq,
+            )
+        if attempt.finished:
+            raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+        resolved = game.apply(action_from_json(sent, game.piles))
+        now = timezone.now()
+        Action.objects.create(
+            attempt=attempt,
+            seq=seq,
+            sent=sent,
+            action=resolved.to_json(),
+            ms=max(0, int((now - attempt.started_at).total_seconds() * 1000)),
+            score=game.score,
+            moves=game.moves,
+        )
+        attempt.state = game.to_json()
+        attempt.seq = seq + 1
+        attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
+        if game.won:
+            _finish(attempt, Attempt.Status.WON, now)
+        attempt.save()
+    return Applied(attempt, duplicate=False)
+
+
+def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
+    """Give the attempt up: finished, not won, clock stopped."""
+    with transaction.atomic():
+        attempt = _locked_attempt(attempt_id=attempt_id, player=player)
+        if attempt.finished:
+            raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+        _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
+        attempt.save()
+    return attempt

@@ -1,0 +1,1 @@
+"""Rankings are read from the games app's attempts; this app stores nothing yet."""

@@ -1,0 +1,162 @@
+"""Daily rankings (RULES.md C11) and player records."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.db import connection
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import Rank
+
+from accounts.models import User
+from config.errors import ApiError
+from games.engine import parse_variant
+from games.models import Attempt, DailyDeal
+from games.selectors import Viewer, replay_url, viewer_finished_daily
+from games.services import utc_today
+
+PAGE_SIZE = 50
+
+# Won before not won, then higher score, shorter time, fewer moves, earlier finish (C11).
+RANKING = (
+    F("won").desc(),
+    F("score").desc(),
+    F("elapsed_ms").asc(),
+    F("moves").asc(),
+    F("finished_at").asc(),
+)
+
+
+def ranked_attempts(*, daily: DailyDeal) -> QuerySet[Attempt]:
+    """Finished ranked attempts of one daily deal with their ``rank``; results
+    whose replay check failed are dropped, pending ones kept (marked)."""
+    return (
+        Attempt.objects.filter(daily=daily, ranked=True)
+        .exclude(status=Attempt.Status.PLAYING)
+        .exclude(verified=False)
+        .select_related("player")
+        .annotate(rank=Window(Rank(), order_by=RANKING))
+        .order_by(*RANKING, "pk")
+    )
+
+
+def viewer_row(attempts: QuerySet[Attempt], *, player_id: int) -> Attempt | None:
+    """The viewer's attempt with its rank among *all* rows. (A plain ``.filter()``
+    would run before the window function and rank the viewer first.)"""
+    sql, params = attempts.values("pk", "player_id", "rank").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT ranked.pk, ranked.rank FROM ({sql}) ranked WHERE ranked.player_id = %s",
+            [*params, player_id],
+        )
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    attempt = Attempt.objects.select_related("player").get(pk=found[0])
+    attempt.rank = found[1]  # type: ignore[attr-defined]
+    return attempt
+
+
+def result_json(attempt: Attempt, *, show_replay: bool) -> dict[str, Any]:
+    return {
+        "rank": attempt.rank,  # type: ignore[attr-defined]
+        "player": attempt.player.get_username(),
+        "won": attempt.won,
+        "score": attempt.score,
+        "ms": attempt.elapsed_ms,
+        "moves": attempt.moves,
+        "status": attempt.status,
+        "verified": attempt.verified is True,
+        "replay": replay_url(attempt.pk) if show_replay else None,
+    }
+
+
+def leaderboard_for_day(
+    *, date: dt.date, variant: str, viewer: Viewer, page: int = 1
+) -> dict[str, Any]:
+    game, letter = parse_variant(variant)
+    variant = f"{game}-{letter}"
+    if date > utc_today():
+        raise ApiError(404, "no_daily", f"There is no daily deal for {date} yet.")
+    daily = DailyDeal.objects.filter(date=date, variant=variant).first()
+    base = {"date": date.isoformat(), "variant": variant, "page": page, "page_size": PAGE_SIZE}
+    if daily is None:
+        return {**base, "count": 0, "pages": 0, "results": [], "me": None}
+    # Replays of a deal still running are for those who finished it (anti-cheat).
+    everyone = date < utc_today() or viewer_finished_daily(viewer=viewer, daily=daily)
+    attempts = ranked_attempts(daily=daily)
+    count = attempts.count()
+    pages = max(1, -(-count // PAGE_SIZE))
+    if page > pages:
+        raise ApiError(404, "no_page", f"Page {page} is past the last page ({pages}).")
+    start = (page - 1) * PAGE_SIZE
+    mine = None
+    if viewer.is_authenticated:
+        row = viewer_row(attempts, player_id=viewer.pk)
+        mine = result_json(row, show_replay=True) if row else None
+
+    def show(a: Attempt) -> bool:
+        return everyone or (viewer.is_authenticated and a.player_id == viewer.pk)
+
+    return {
+        **base,
+        "count": count,
+        "pages": pages,
+        "results": [
+            result_json(a, show_replay=show(a)) for a in attempts[start : start + PAGE_SIZE]
+        ],
+        "me": mine,
+    }
+
+
+def _streaks(days: list[dt.date]) -> tuple[int, int]:
+    """(current, longest) runs of consecutive days; the current one may end
+    yesterday, as today's deal may still be ahead."""
+    longest = run = 0
+    previous: dt.date | None = None
+    for day in days:
+        run = run + 1 if previous and day - previous == dt.timedelta(days=1) else 1
+        longest = max(longest, run)
+        previous = day
+    current = run if previous and utc_today() - previous <= dt.timedelta(days=1) else 0
+    return current, longest
+
+
+def player_record(*, username: str) -> dict[str, Any]:
+    user = User.objects.filter(username__iexact=username).first()
+    if user is None:
+        raise ApiError(404, "not_found", f"No player {username!r}.")
+    finished = (
+        Attempt.objects.filter(player=user, ranked=True)
+        .exclude(status=Attempt.Status.PLAYING)
+        .exclude(verified=False)
+        .select_related("daily")
+    )
+    variants: dict[str, dict[str, Any]] = {}
+    won_days: set[dt.date] = set()
+    for attempt in finished:
+        assert attempt.daily is not None  # ranked attempts always have one
+        record = variants.setdefault(
+            attempt.daily.variant,
+            {"played": 0, "won": 0, "win_rate": 0.0, "best_ms": None, "best_score": None},
+        )
+        record["played"] += 1
+        if attempt.won:
+            record["won"] += 1
+            won_days.add(attempt.daily.date)
+            if record["best_ms"] is None or attempt.elapsed_ms < record["best_ms"]:
+                record["best_ms"] = attempt.elapsed_ms
+        if record["best_score"] is None or attempt.score > record["best_score"]:
+            record["best_score"] = attempt.score
+    for record in variants.values():
+        record["win_rate"] = round(record["won"] / record["played"], 4)
+    current, longest = _streaks(sorted(won_days))
+    return {
+        "username": user.get_username(),
+        "joined": user.date_joined.date().isoformat(),
+        "played": sum(r["played"] for r in variants.values()),
+        "won": sum(r["won"] for r in variants.values()),
+        "variants": variants,
+        "streak": {"current": current, "longest": longest},
+    }

@@ -1,0 +1,74 @@
+"""Shared fixtures: API clients that sign up, keep the CSRF cookie and send it back."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from rest_framework.test import APIClient
+
+_names = itertools.count()
+
+
+def uses_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+requires_postgres = pytest.mark.skipif(
+    not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
+    reason="needs the real PostgreSQL (none answered on 127.0.0.1:5432)",
+)
+requires_redis = pytest.mark.skipif(
+    not settings.REDIS_URL, reason="needs the real Redis (none answered on 127.0.0.1:6379)"
+)
+
+
+class Client(APIClient):
+    """A browser-like API client: JSON bodies, CSRF header from the cookie."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(enforce_csrf_checks=True, **kwargs)
+        self.get("/api/auth/me/")
+
+    def generic(self, method: str, path: str, data: Any = "", content_type: str = "", **extra: Any):  # type: ignore[override]
+        token = self.cookies.get("csrftoken")
+        if token is not None and "HTTP_X_CSRFTOKEN" not in extra:
+            extra["HTTP_X_CSRFTOKEN"] = token.value
+        return super().generic(method, path, data, content_type, **extra)
+
+    def send(self, path: str, body: Any = None) -> Any:
+        """POST ``body`` as JSON."""
+        return self.post(path, body, format="json")
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache():
+    cache.clear()  # throttles count per test
+    yield
+
+
+@pytest.fixture
+def make_player(db):
+    def make(name: str | None = None, password: str = "correct horse battery") -> Client:
+        client = Client()
+        name = name or f"player{next(_names)}"
+        response = client.send("/api/auth/register/", {"username": name, "password": password})
+        assert response.status_code == 201, response.content
+        client.username = name  # type: ignore[attr-defined]
+        return client
+
+    return make
+
+
+@pytest.fixture
+def player(make_player):
+    return make_player()
+
+
+@pytest.fixture
+def anon(db):
+    return Client()

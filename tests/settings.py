@@ -1,0 +1,40 @@
+"""Test settings: the real PostgreSQL and Redis when they answer, else the
+embedded defaults (SQLite, in-process) — tests that are about those servers
+then skip, saying why. ``REQUIRE_SERVICES=1`` (set by ``.ci/run``) turns a
+missing server into an error instead.
+
+The choice is made here, before ``config.settings`` reads the environment, so
+settings still read the environment in one place.
+"""
+
+import os
+import socket
+
+from django.core.exceptions import ImproperlyConfigured
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/patience"
+REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
+
+if "DATABASE_URL" not in os.environ and answers("127.0.0.1", 5432):
+    os.environ["DATABASE_URL"] = POSTGRES_URL
+if "REDIS_URL" not in os.environ and answers("127.0.0.1", 6379):
+    os.environ["REDIS_URL"] = REDIS_TEST_URL
+os.environ.setdefault("SECRET_KEY", "test-only-secret")
+
+if os.environ.get("REQUIRE_SERVICES") == "1":
+    for name in ("DATABASE_URL", "REDIS_URL"):
+        if name not in os.environ:
+            raise ImproperlyConfigured(f"REQUIRE_SERVICES=1 but {name} has no server answering.")
+
+from config.settings import *  # noqa: E402, F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast sign-ups in tests
