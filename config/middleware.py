@@ -1,5 +1,6 @@
-"""Refuse request bodies over 64 KiB with 413 and the error shape (PRODUCT.md)."""
+"""Request middleware: refuse bodies over 64 KiB (413, PRODUCT.md); time each request."""
 
+import time
 from collections.abc import Callable
 
 from django.conf import settings
@@ -29,3 +30,17 @@ class BodySizeLimitMiddleware:
                 status=413,
             )
         return self.get_response(request)
+
+
+class ServerTimingMiddleware:
+    """Adds ``Server-Timing: app;dur=<ms>`` to every response: the time spent in
+    Django, so clients and benchmarks can tell server time from the network."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        start = time.perf_counter()
+        response = self.get_response(request)
+        response["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
+        return response
