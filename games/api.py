@@ -166,7 +166,12 @@ class ActionsView(APIView):
             attempt_id=attempt_id, player=request.user, **data.validated_data
         )
         return Response(
-            attempt_json(applied.attempt, viewer=request.user, duplicate=applied.duplicate)
+            attempt_json(
+                applied.attempt,
+                viewer=request.user,
+                duplicate=applied.duplicate,
+                game=applied.game,
+            )
         )
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import ALL_VARIANTS, load_game, new_game
+from games.engine import ALL_VARIANTS, Game, load_game, new_game
 
 from .models import Action, Attempt, DailyDeal
 from .services import daily_deal_get, utc_today
@@ -30,11 +30,13 @@ def attempt_elapsed_ms(attempt: Attempt, now: dt.datetime | None = None) -> int:
     return max(0, int((now - attempt.started_at).total_seconds() * 1000))
 
 
-def attempt_json(attempt: Attempt, *, viewer: Viewer, duplicate: bool = False) -> dict[str, Any]:
+def attempt_json(
+    attempt: Attempt, *, viewer: Viewer, duplicate: bool = False, game: Game | None = None
+) -> dict[str, Any]:
     """The attempt object of PRODUCT.md. ``view`` is the engine's player view —
     never a face-down or stock card — plus, for the player, where each movable
     pile may go (``targets``), so the client needs no rule."""
-    game = load_game(attempt.state)
+    game = game or load_game(attempt.state)
     view = game.view()
     is_player = viewer.is_authenticated and viewer.pk == attempt.player_id
     view["targets"] = game.targets_json() if is_player and not attempt.finished else []

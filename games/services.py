@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import GameCode, action_from_json, load_game, new_game, parse_variant
+from games.engine import Game, GameCode, action_from_json, load_game, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 
 from .models import Action, Attempt, DailyDeal, Deal
@@ -148,6 +148,8 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
 @dataclass(frozen=True)
 class Applied:
     attempt: Attempt
+    game: Game
+    """The engine's game as committed (saves loading it again to answer)."""
     duplicate: bool
     """The action had been applied already (a resend): nothing was applied now."""
 
@@ -165,7 +167,7 @@ def attempt_apply_action(
         if seq < attempt.seq:
             done = Action.objects.filter(attempt=attempt, seq=seq).first()
             if done is not None and done.sent == sent:
-                return Applied(attempt, duplicate=True)
+                return Applied(attempt, game, duplicate=True)
         if seq != attempt.seq:
             raise ApiError(
                 409,
@@ -192,7 +194,7 @@ def attempt_apply_action(
         if game.won:
             _finish(attempt, Attempt.Status.WON, now)
         attempt.save()
-    return Applied(attempt, duplicate=False)
+    return Applied(attempt, game, duplicate=False)
 
 
 def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
