@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth.models import AnonymousUser
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
@@ -58,6 +59,7 @@ class RegisterView(APIView):
         data.is_valid(raise_exception=True)
         user = user_register(**data.validated_data)
         login(request._request, user)
+        request.user = user  # DRF's request caches the user it authenticated
         return Response(me_json(request), status=201)
 
 
@@ -74,6 +76,7 @@ class LoginView(APIView):
         if user is None:
             raise ApiError(400, "bad_credentials", "That username and password do not match.")
         login(request._request, user)
+        request.user = user
         return Response(me_json(request))
 
 
@@ -83,4 +86,5 @@ class LogoutView(APIView):
     @extend_schema(request=None, responses={200: MeSerializer})
     def post(self, request: Request) -> Response:
         logout(request._request)
+        request.user = AnonymousUser()
         return Response(me_json(request))

@@ -88,6 +88,12 @@ class CsrfSessionAuthentication(SessionAuthentication):
     """Session auth that checks CSRF on every unsafe request, signed in or not
     (DRF's own skips anonymous ones, which would leave sign-in open to login CSRF)."""
 
+    def enforce_csrf(self, request: Request) -> None:
+        try:
+            super().enforce_csrf(request)
+        except exceptions.PermissionDenied as exc:
+            raise ApiError(403, "csrf_failed", str(exc.detail)) from None
+
     def authenticate(self, request: Request) -> tuple[Any, None] | None:
         self.enforce_csrf(request)
         user = getattr(request._request, "user", None)
