@@ -14,7 +14,13 @@ from rest_framework.views import APIView
 
 from config.api import StrictCharField, StrictIntegerField, StrictObjectField, StrictSerializer
 
-from .selectors import attempt_for_viewer, attempt_json, daily_json, replay_json
+from .selectors import (
+    attempt_for_viewer,
+    attempt_json,
+    attempt_of_player,
+    daily_json,
+    replay_json,
+)
 from .services import attempt_apply_action, attempt_resign, attempt_start, utc_today
 
 # --- shapes, for input checks and the OpenAPI document -------------------------
@@ -145,11 +151,9 @@ class GamesView(APIView):
 
 
 class GameView(APIView):
-    permission_classes = (AllowAny,)
-
     @extend_schema(responses={200: AttemptSerializer, **ERRORS})
     def get(self, request: Request, attempt_id: int) -> Response:
-        attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=request.user)
+        attempt = attempt_of_player(attempt_id=attempt_id, player=request.user)
         return Response(attempt_json(attempt, viewer=request.user))
 
 
@@ -183,8 +187,6 @@ class ResignView(APIView):
 
 
 class ReplayView(APIView):
-    permission_classes = (AllowAny,)
-
     @extend_schema(responses={200: ReplaySerializer, **ERRORS}, summary="A finished game's replay")
     def get(self, request: Request, attempt_id: int) -> Response:
         attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=request.user)

@@ -94,6 +94,19 @@ def attempt_for_viewer(*, attempt_id: int, viewer: Viewer) -> Attempt:
     return attempt
 
 
+def attempt_of_player(*, attempt_id: int, player: User) -> Attempt:
+    """The player's own attempt; anyone else's is refused (PRODUCT.md: 403 or 404).
+    Others follow a game live over its websocket, under the spoiler rule."""
+    attempt = (
+        Attempt.objects.select_related("player", "daily", "deal").filter(pk=attempt_id).first()
+    )
+    if attempt is None:
+        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    if attempt.player_id != player.pk:
+        raise ApiError(403, "not_yours", "That is another player's game.")
+    return attempt
+
+
 def replay_json(attempt: Attempt) -> dict[str, Any]:
     """The full starting deal and every accepted action in resolved form, replayable
     by the engine (PRODUCT.md), with the server time and result after each."""

@@ -97,7 +97,10 @@ def leaderboard_for_day(
         mine = result_json(row, show_replay=True) if row else None
 
     def show(a: Attempt) -> bool:
-        return everyone or (viewer.is_authenticated and a.player_id == viewer.pk)
+        # Replays are for signed-in players (every /api/games/ endpoint is).
+        if not viewer.is_authenticated:
+            return False
+        return everyone or a.player_id == viewer.pk
 
     return {
         **base,
