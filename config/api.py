@@ -8,9 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
+from rest_framework import parsers, serializers
+from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
+
+
+class JSONParser(parsers.JSONParser):
+    """DRF's JSON parser, but JSON nested too deep for Python is a 400, not a 500."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON nested too deeply.") from None
 
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ from config.errors import ApiError
 from games.engine import ALL_VARIANTS, Game, load_game, new_game
 
 from .models import Action, Attempt, DailyDeal
-from .services import daily_deal_get, utc_today
+from .services import daily_deal_get, daily_deals_open
 
 Viewer = User | AnonymousUser
 
@@ -77,7 +77,7 @@ def may_see_moves(*, attempt: Attempt, viewer: Viewer) -> bool:
     anti-cheat). The player always sees their own."""
     if viewer.is_authenticated and viewer.pk == attempt.player_id:
         return True
-    running = DailyDeal.objects.filter(deal_id=attempt.deal_id, date__gte=utc_today())
+    running = daily_deals_open(deal=attempt.deal)
     return all(viewer_finished_daily(viewer=viewer, daily=daily) for daily in running)
 
 

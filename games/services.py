@@ -62,8 +62,16 @@ def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
 
 
 def daily_deals_open(*, deal: Deal) -> list[DailyDeal]:
-    """The daily deals not yet over (today or later) that use ``deal``."""
-    return list(DailyDeal.objects.filter(deal=deal, date__gte=utc_today()))
+    """The daily deals not yet over (today or later) that deal the same cards as
+    ``deal``: the same deal, or — since the variant is not in the shuffle's seed
+    (RULES.md C1, ``games/engine/shuffle.py``) — the same game and number with
+    another cell count."""
+    game = deal.variant.split("-")[0]
+    return list(
+        DailyDeal.objects.filter(
+            deal__number=deal.number, deal__variant__startswith=f"{game}-", date__gte=utc_today()
+        )
+    )
 
 
 def _refuse_spoilers(*, player: User, deal: Deal) -> None:

@@ -81,15 +81,15 @@ def leaderboard_for_day(
         raise ApiError(404, "no_daily", f"There is no daily deal for {date} yet.")
     daily = DailyDeal.objects.filter(date=date, variant=variant).first()
     base = {"date": date.isoformat(), "variant": variant, "page": page, "page_size": PAGE_SIZE}
-    if daily is None:
-        return {**base, "count": 0, "pages": 0, "results": [], "me": None}
-    # Replays of a deal still running are for those who finished it (anti-cheat).
-    everyone = date < utc_today() or viewer_finished_daily(viewer=viewer, daily=daily)
-    attempts = ranked_attempts(daily=daily)
+    attempts = ranked_attempts(daily=daily) if daily else Attempt.objects.none()
     count = attempts.count()
     pages = max(1, -(-count // PAGE_SIZE))
     if page > pages:
         raise ApiError(404, "no_page", f"Page {page} is past the last page ({pages}).")
+    if daily is None:
+        return {**base, "count": 0, "pages": pages, "results": [], "me": None}
+    # Replays of a deal still running are for those who finished it (anti-cheat).
+    everyone = date < utc_today() or viewer_finished_daily(viewer=viewer, daily=daily)
     start = (page - 1) * PAGE_SIZE
     mine = None
     if viewer.is_authenticated:

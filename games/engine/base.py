@@ -33,6 +33,7 @@ from .shuffle import shuffled_ids
 UNDO_LIMIT = 100
 """Undo covers the last 100 accepted actions (RULES.md A, B, C6, C18)."""
 
+RANK_NAMES = ["ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"]
 SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
 
 COMMON_REASONS: dict[str, str] = {
@@ -234,9 +235,12 @@ class Game(ABC):
         pile = self.piles.get(src, [])
         target = self.piles.get(dst, [])
         card = pile[-n] if 0 < n <= len(pile) else None
+        if src == "s" or len(pile) - n < self.down.get(src, 0):
+            card = None  # never name a face-down or stock card, not even in a refusal
         need = "nothing more: it is complete"
         if dst in self.spot_suit and len(target) < len(RANK_CHARS):
-            need = RANK_CHARS[len(target)] + self.spot_suit[dst].name
+            # Spelled out, not "5H": it names a rank, not a card the player may not see.
+            need = f"the {RANK_NAMES[len(target)]} of {SUIT_NAMES[self.spot_suit[dst]]}"
         template = self.reasons.get(reason) or COMMON_REASONS[reason]
         message = template.format(
             src=src,

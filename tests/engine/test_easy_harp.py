@@ -958,3 +958,12 @@ def test_legal_moves_on_a_real_deal_are_all_accepted():
         assert copy.moves == 1
         if isinstance(move, Move):
             assert move.target in game.targets(move.source, move.count)
+
+
+def test_c12_a_refusal_never_names_a_face_down_card():
+    """PRODUCT.md anti-cheat: no face-down card in any message, refusals included."""
+    game = position("EH1-N-AAAAAAB", t1="QS 6H 5C", down={"t1": 2})
+    for action in (DoubleTap("t1", 3), DoubleTap("t1", 2), Move("t1", "t2", 3), Tap("t1", 2)):
+        with pytest.raises(IllegalActionError) as info:
+            game.apply(action)
+        assert "6H" not in info.value.message and "QS" not in info.value.message

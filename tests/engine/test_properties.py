@@ -9,6 +9,7 @@ game played step by step.
 """
 
 import json
+import re
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
@@ -43,6 +44,13 @@ def position_key(game: Game) -> tuple[object, ...]:
         game.won,
         game.depth,
     )
+
+
+CARD_TEXT = re.compile(r"\b[A2-9TJQK][SHDC]\b")
+
+
+def visible_cards(game: Game) -> set[str]:
+    return {c for pile in game.view()["piles"].values() for c in pile if c is not None}
 
 
 def check_invariants(game: Game) -> None:
@@ -100,8 +108,10 @@ def test_random_action_streams_keep_every_invariant(variant, number, data):
         before_key = position_key(game)
         try:
             resolved = game.apply(action)
-        except EngineError:
+        except EngineError as refusal:
             assert game.to_json() == before  # a refusal changes nothing
+            # ... and never names a card the player cannot see.
+            assert set(CARD_TEXT.findall(refusal.message)) <= visible_cards(game), refusal
             continue
         log.append(resolved.to_json())
         check_invariants(game)

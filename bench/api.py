@@ -1,0 +1,353 @@
+"""Speed figures for the HTTP API (a benchmark, not a test).
+
+    python bench/api.py [--actions N]        # or: make bench-api
+
+It builds the production shape on this machine: a fresh PostgreSQL database
+(``patience_bench`` on postgres@127.0.0.1:5432, dropped first if it exists),
+Redis db 14 when one answers on 127.0.0.1:6379, ``manage.py migrate`` and a real
+daphne on a free port. One client on one keep-alive connection (cookies and the
+``X-CSRFToken`` header handled by hand) signs up, starts practice games
+(``{"random": variant}`` over the four variants in turn) and applies N legal
+actions chosen from the attempt's ``view.targets`` (plus ``stock`` in Easy Harp,
+sometimes ``undo``), each with ``seq`` = the attempt's ``seq``; a game that is
+won, stuck or long is replaced by a new one.
+
+For each action it records the client's round trip and the server's own time
+from the ``Server-Timing: app;dur=<ms>`` header, then prints p50/p90/p99/max of
+both, actions per second and the targets (server time p50 ≤ 5 ms, p99 ≤ 20 ms).
+Daphne is stopped and the database dropped at the end, even on error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = ROOT / ".venv" / "bin"
+DB_NAME = "patience_bench"
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/14"
+VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
+TARGETS_MS = {"p50": 5.0, "p99": 20.0}
+"""Server time per action: median ≤ 5 ms, 99th percentile ≤ 20 ms (PRODUCT.md)."""
+DEADLINE_S = 240
+"""The whole run stops after this long, whatever ``--actions`` says."""
+MAX_GAME_ACTIONS = 200
+"""Random play can wander for ever (Easy Harp's stock passes): resign and start anew."""
+UNDO_CHANCE = 0.05
+SEED = 20240601
+TIMING = re.compile(r"app;dur=([0-9.]+)")
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+# --- the database ------------------------------------------------------------------
+
+
+def admin_sql(sql: str) -> Any:
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        cursor = conn.execute(sql)
+        return cursor.fetchall() if cursor.description else None
+
+
+def drop_database() -> None:
+    # FORCE (PostgreSQL 13+) ends connections a killed server may have left open.
+    admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
+
+
+def create_database() -> str:
+    drop_database()
+    admin_sql(f"CREATE DATABASE {DB_NAME}")
+    return str(admin_sql("SELECT version()")[0][0])
+
+
+# --- the client ----------------------------------------------------------------------
+
+
+class ApiClient:
+    """One keep-alive connection with a browser's cookie jar and CSRF header."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.cookies: dict[str, str] = {}
+
+    def request(
+        self, method: str, path: str, body: Any = None
+    ) -> tuple[int, Any, float, float | None]:
+        """(status, JSON body, round trip in ms, server time in ms)."""
+        headers = {"Accept": "application/json"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        payload = None
+        if body is not None or method != "GET":
+            payload = json.dumps(body if body is not None else {}).encode()
+            headers["Content-Type"] = "application/json"
+            if "csrftoken" in self.cookies:
+                headers["X-CSRFToken"] = self.cookies["csrftoken"]
+        start = time.perf_counter()
+        self.conn.request(method, path, body=payload, headers=headers)
+        response = self.conn.getresponse()
+        raw = response.read()
+        round_trip = (time.perf_counter() - start) * 1000
+        for header in response.headers.get_all("Set-Cookie") or []:
+            jar = SimpleCookie()
+            jar.load(header)
+            for name, morsel in jar.items():
+                self.cookies[name] = morsel.value
+        found = TIMING.search(response.headers.get("Server-Timing", ""))
+        server = float(found.group(1)) if found else None
+        data = json.loads(raw) if raw else None
+        return response.status, data, round_trip, server
+
+    def expect(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
+        got, data, _, _ = self.request(method, path, body)
+        if got != status:
+            raise RuntimeError(f"{method} {path} → {got} (expected {status}): {data}")
+        return data
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def choose_action(attempt: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """A legal action of the attempt's view, or ``None`` when stuck."""
+    view = attempt["view"]
+    moves = [
+        {"type": "move", "from": t["from"], "to": to, "count": t["count"]}
+        for t in view["targets"]
+        for to in t["to"]
+    ]
+    # Taking cards back off a foundation is legal but rarely what a player does.
+    forward = [m for m in moves if not m["from"].startswith("f")] or moves
+    options: list[dict[str, Any]] = list(forward)
+    if view["variant"].startswith("EH") and (view["piles"]["s"] or view["piles"]["w"]):
+        options.append({"type": "stock"})
+    if view.get("undo") and rng.random() < UNDO_CHANCE:
+        return {"type": "undo"}
+    if not options:
+        return None
+    return rng.choice(options)
+
+
+# --- the run -----------------------------------------------------------------------
+
+
+def play(port: int, actions: int, deadline: float) -> dict[str, Any]:
+    rng = random.Random(SEED)
+    client = ApiClient(port)
+    try:
+        client.expect("GET", "/api/auth/me/")
+        client.expect(
+            "POST",
+            "/api/auth/register/",
+            {"username": f"bench{os.getpid()}", "password": "bench horse battery staple"},
+            status=201,
+        )
+        server: list[float] = []
+        by_game: dict[str, list[float]] = {}
+        round_trips: list[float] = []
+        games = game_actions = 0
+        attempt: dict[str, Any] | None = None
+        outcomes = {"won": 0, "stuck": 0, "long": 0}
+        started = time.perf_counter()
+        while len(round_trips) < actions and time.perf_counter() < deadline:
+            if attempt is None:
+                variant = VARIANTS[games % len(VARIANTS)]
+                attempt = client.expect("POST", "/api/games/", {"random": variant}, status=201)
+                games += 1
+                game_actions = 0
+            action = choose_action(attempt, rng)
+            if action is None or game_actions >= MAX_GAME_ACTIONS:
+                outcomes["stuck" if action is None else "long"] += 1
+                client.expect("POST", f"/api/games/{attempt['id']}/resign/")
+                attempt = None
+                continue
+            status, data, round_trip, took = client.request(
+                "POST",
+                f"/api/games/{attempt['id']}/actions/",
+                {"seq": attempt["seq"], "action": action},
+            )
+            if status != 200:
+                raise RuntimeError(f"action {action} refused ({status}): {data}")
+            if took is None:
+                raise RuntimeError("no Server-Timing header on the action's response")
+            round_trips.append(round_trip)
+            server.append(took)
+            by_game.setdefault(attempt["variant"][:2], []).append(took)
+            game_actions += 1
+            attempt = data
+            if attempt["status"] != "playing":
+                outcomes["won"] += 1
+                attempt = None
+        elapsed = time.perf_counter() - started
+        return {
+            "server": server,
+            "by_game": by_game,
+            "round_trips": round_trips,
+            "games": games,
+            "outcomes": outcomes,
+            "elapsed": elapsed,
+        }
+    finally:
+        client.close()
+
+
+def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    limit = time.monotonic() + 30
+    while time.monotonic() < limit:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/auth/me/")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return
+            conn.close()
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"daphne did not answer within 30 s:\n{log.read_text()[-3000:]}")
+
+
+def stop(process: subprocess.Popen[bytes] | None) -> None:
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def report(result: dict[str, Any], *, pg_version: str, redis: bool, requested: int) -> None:
+    server, trips = result["server"], result["round_trips"]
+    done = len(trips)
+    print(f"machine : {platform.platform()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    print(f"python  : {platform.python_implementation()} {platform.python_version()}")
+    print(f"postgres: {pg_version.split(',', maxsplit=1)[0]}")
+    print(f"redis   : {'db 14 on 127.0.0.1:6379' if redis else 'none (in-process cache)'}")
+    print("server  : daphne, 1 process; client: http.client, 1 keep-alive connection")
+    outcomes = ", ".join(f"{k} {v}" for k, v in result["outcomes"].items())
+    print(f"actions : {done} of {requested} in {result['games']} games ({outcomes})")
+    if not done:
+        print("no action timed")
+        return
+    print()
+    print(f"{'ms':<14}{'p50':>8}{'p90':>8}{'p99':>8}{'max':>8}")
+    names = {"EH": "  Easy Harp", "SH": "  Seahaven"}
+    rows = [("server time", server)]
+    rows += [(names.get(g, g), v) for g, v in sorted(result["by_game"].items())]
+    rows.append(("round trip", trips))
+    for name, samples in rows:
+        cells = [percentile(samples, q) for q in (0.5, 0.9, 0.99)] + [max(samples)]
+        print(f"{name:<14}" + "".join(f"{c:>8.2f}" for c in cells) + f"  n={len(samples)}")
+    print()
+    print(f"throughput: {done / result['elapsed']:.0f} actions/s (one client, sequential)")
+    for name, q in (("p50", 0.5), ("p99", 0.99)):
+        got, limit = percentile(server, q), TARGETS_MS[name]
+        verdict = "ok" if got <= limit else "MISSED"
+        print(f"target server {name} ≤ {limit:g} ms: {got:.2f} ms  {verdict}")
+    if done < requested:
+        print(f"stopped early: the {DEADLINE_S} s limit was reached")
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(f"stopped by signal {signum}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=1000, help="actions to time (1000)")
+    args = parser.parse_args()
+    if args.actions < 1:
+        parser.error("--actions must be at least 1")
+    deadline = time.perf_counter() + DEADLINE_S
+    # A plain SIGTERM would skip the clean-up below; make it an exception instead.
+    signal.signal(signal.SIGTERM, _terminated)
+    redis = answers("127.0.0.1", 6379)
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
+        "SECRET_KEY": "bench-only-secret-not-for-production",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "REGISTER_RATE": "1000/hour",  # repeated runs must not hit the sign-up throttle
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("DEBUG", None)
+    if redis:
+        env["REDIS_URL"] = REDIS_URL
+    else:
+        env.pop("REDIS_URL", None)
+    daphne: subprocess.Popen[bytes] | None = None
+    created = False
+    with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
+        log = Path(tmp) / "daphne.log"
+        try:
+            pg_version = create_database()
+            created = True
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                timeout=120,
+            )
+            port = free_port()
+            daphne_bin = str(VENV_BIN / "daphne")
+            with log.open("wb") as out:
+                daphne = subprocess.Popen(
+                    [daphne_bin, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                )
+            wait_until_up(port, daphne, log)
+            result = play(port, args.actions, deadline)
+            report(result, pg_version=pg_version, redis=redis, requested=args.actions)
+        finally:
+            stop(daphne)
+            if created:
+                drop_database()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

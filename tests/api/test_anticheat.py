@@ -1,0 +1,455 @@
+"""PRODUCT.md "Anti-cheat: the server is the referee", through the HTTP API.
+
+The hidden-information checks compare every response with the engine's full
+state of the attempt at that moment (what the server stores): no face-down
+card, no stock card and no order of either may show anywhere in a response.
+Easy Harp has every card twice, so positions are checked, not just names.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from accounts.models import User
+from games.engine import Game, encode_deal, load_game, new_game
+from games.models import Action, Attempt
+from games.services import _create_attempt, daily_deal_get, utc_today
+from tests.conftest import Client
+
+CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def start(client: Client, status: int = 201, **body: str) -> dict[str, Any]:
+    response = client.send("/api/games/", body)
+    assert response.status_code == status, response.content
+    return response.json()
+
+
+def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> Any:
+    return client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action})
+
+
+def resign(client: Client, attempt_id: int) -> dict[str, Any]:
+    response = client.send(f"/api/games/{attempt_id}/resign/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def refused(response: Any, *statuses: int) -> dict[str, Any]:
+    assert response.status_code in statuses, (response.status_code, response.content)
+    return response.json()["error"]
+
+
+def daily_codes(client: Client) -> dict[str, str]:
+    return {d["variant"]: d["code"] for d in client.get("/api/daily/").json()["deals"]}
+
+
+def engine_state(attempt_id: int) -> Game:
+    return load_game(Attempt.objects.get(pk=attempt_id).state)
+
+
+def hidden_positions(game: Game) -> dict[str, list[str]]:
+    """The cards a player may not see, by pile, bottom to top."""
+    hidden = {t: [c.text for c in game.piles[t][: game.down[t]]] for t in game.columns}
+    if "s" in game.piles:
+        hidden["s"] = [c.text for c in game.piles["s"]]
+    return {pile: cards for pile, cards in hidden.items() if cards}
+
+
+def hidden_only(game: Game) -> set[str]:
+    """Card names whose every copy is hidden: naming one anywhere is a leak."""
+    visible: set[str] = set()
+    for pile, cards in game.piles.items():
+        cut = len(cards) if pile == "s" else game.down.get(pile, 0)
+        visible.update(c.text for c in cards[cut:])
+    return {text for cards in hidden_positions(game).values() for text in cards} - visible
+
+
+def walk(value: Any) -> Iterator[Any]:
+    yield value
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item)
+
+
+def contains_run(values: list[Any], run: list[str]) -> bool:
+    n = len(run)
+    return any(values[i : i + n] == run for i in range(len(values) - n + 1))
+
+
+def check_hidden(body: Any, game: Game, where: str) -> None:
+    """Nothing of ``body`` reveals a face-down or stock card of ``game``."""
+    secret = hidden_only(game)
+    runs = [cards for cards in hidden_positions(game).values() if len(cards) >= 2]
+    runs += [run[::-1] for run in runs]
+    for value in walk(body):
+        if isinstance(value, str):
+            leaked = set(CARD.findall(value)) & secret
+            assert not leaked, f"{where}: hidden card(s) {leaked} named in {value!r}"
+            for run in runs:
+                for sep in (",", ", ", " ", "", "|"):
+                    assert sep.join(run) not in value, f"{where}: hidden order in {value!r}"
+        elif isinstance(value, list) and value:
+            for run in runs:
+                assert not contains_run(value, run), f"{where}: hidden order {run} in {value}"
+    text = json.dumps(body)
+    for run in runs:
+        assert json.dumps(run)[1:-1] not in text, f"{where}: hidden order {run} in the body"
+
+
+def check_view(view: dict[str, Any], game: Game, *, owner_playing: bool, where: str) -> None:
+    """The view is the engine's redacted view: each column's face-down cards and
+    the whole stock are null, every other card as it is."""
+    piles = view["piles"]
+    assert set(piles) == set(game.pile_ids), where
+    assert view["down"] == game.down, where
+    for pile, cards in game.piles.items():
+        texts = [c.text for c in cards]
+        hidden = len(cards) if pile == "s" else game.down.get(pile, 0)
+        assert len(piles[pile]) == len(cards), f"{where}: {pile}"
+        assert piles[pile][:hidden] == [None] * hidden, f"{where}: {pile} shows hidden cards"
+        assert piles[pile][hidden:] == texts[hidden:], f"{where}: {pile}"
+    targets = view.get("targets", [])
+    for target in targets:
+        assert set(target) == {"from", "count", "to"}, f"{where}: {target}"
+        assert target["from"] in game.pile_ids, f"{where}: {target}"
+        assert type(target["count"]) is int, f"{where}: {target}"
+        assert target["to"] and set(target["to"]) <= set(game.pile_ids), f"{where}: {target}"
+    if owner_playing:
+        assert targets == game.targets_json(), where
+
+
+def check_response(
+    response: Any, attempt_id: int, where: str, problems: list[str] | None = None
+) -> Any:
+    """Check one response against the attempt's full state right after it.
+    With ``problems``, a leak is noted there (and play goes on) instead of raised."""
+    assert response.status_code < 500, (where, response.content)
+    body = response.json()
+    game = engine_state(attempt_id)
+    try:
+        if "view" in body:
+            playing = body["status"] == "playing"
+            check_view(body["view"], game, owner_playing=playing, where=where)
+        check_hidden(body, game, where)
+    except AssertionError as exc:
+        if problems is None:
+            raise
+        problems.append(str(exc).splitlines()[0])
+    return body
+
+
+def check_daily(client: Client, attempt_ids: list[int]) -> None:
+    response = client.get("/api/daily/")
+    assert response.status_code == 200
+    body = response.json()
+    for attempt_id in attempt_ids:
+        check_hidden(body, engine_state(attempt_id), "daily")
+
+
+def odd_actions(view: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
+    """Actions likely refused: groups reaching face-down cards, taps, bad drops."""
+    piles = view["piles"]
+    columns = [p for p in piles if p[0] == "t" and piles[p]]
+    src = rng.choice(columns)
+    count = rng.randint(1, len(piles[src]))
+    other = rng.choice([p for p in piles if p[0] in "tcf" and p != src])
+    return [
+        {"type": "double_tap", "from": src, "count": count},
+        {"type": "tap", "from": src, "count": count},
+        {"type": "tap", "from": src},
+        {"type": "move", "from": src, "to": other, "count": count},
+        {"type": "move", "from": src, "to": "f"},
+        {"type": "move", "from": src, "to": src},
+        {"type": "double_tap", "from": src},
+        {"type": "stock"},
+        {"type": "move", "from": rng.choice(list(piles)), "to": "t1"},
+    ]
+
+
+def play_randomly(
+    client: Client, attempt: dict[str, Any], rng: random.Random, problems: list[str]
+) -> None:
+    """15 to 40 accepted random actions (moves from the targets, stock taps,
+    undos) mixed with refused ones and reloads; every response is checked."""
+    attempt_id = attempt["id"]
+    code = attempt["view"]["code"]
+    view, seq = attempt["view"], attempt["seq"]
+    wanted = rng.randint(15, 40)
+    accepted = 0
+    for step in range(wanted * 3):
+        if accepted >= wanted or attempt["status"] != "playing":
+            break
+        where = f"{code} #{attempt_id} step {step}"
+        roll = rng.random()
+        if roll < 0.08:
+            response = client.get(f"/api/games/{attempt_id}/")
+            body = check_response(response, attempt_id, where + " GET", problems)
+            assert response.status_code == 200 and body["seq"] == seq
+            continue
+        if roll < 0.25:
+            action = rng.choice(odd_actions(view, rng))
+        elif roll < 0.32 and seq:
+            action = {"type": "undo"}
+        elif roll < 0.55 and code.startswith("EH1"):
+            action = {"type": "stock"}
+        elif view["targets"]:
+            target = rng.choice(view["targets"])
+            action = {
+                "type": "move",
+                "from": target["from"],
+                "to": rng.choice(target["to"]),
+                "count": target["count"],
+            }
+        else:
+            action = {"type": "undo"}
+        response = act(client, attempt_id, seq, action)
+        body = check_response(response, attempt_id, f"{where} {action}", problems)
+        if response.status_code == 200:
+            assert body["seq"] == seq + 1, where
+            view, seq = body["view"], body["seq"]
+            attempt = body
+            accepted += 1
+        else:
+            assert response.status_code in (400, 422), (where, action, body)
+            assert Attempt.objects.get(pk=attempt_id).seq == seq
+    # A stale seq, and a refusal of the replay while playing.
+    if attempt["status"] == "playing" and seq:
+        response = act(client, attempt_id, seq + 3, {"type": "undo"})
+        body = check_response(response, attempt_id, f"{code} future seq", problems)
+        assert response.status_code == 409 and body["error"]["seq"] == seq
+        response = client.get(f"/api/games/{attempt_id}/replay/")
+        check_response(response, attempt_id, f"{code} replay while playing", problems)
+        assert response.status_code == 409
+
+
+# --- hidden information ----------------------------------------------------------------------
+
+
+def test_no_response_ever_shows_a_hidden_card(make_player):
+    """30 attempts (Easy Harp daily and practice, Seahaven daily and practice),
+    15 to 40 random accepted actions each with refusals, undos and reloads."""
+    rng = random.Random(20240601)
+    sh_variants = ["SH1-C4", "SH1-C2", "SH1-C1"]
+    plan: list[tuple[int, dict[str, str]]] = []
+    for i in range(5):  # five players: each their Easy Harp daily and one Seahaven daily
+        plan += [(i, {"daily": "EH1-N"}), (i, {"daily": sh_variants[i % 3]})]
+    for i in range(20):
+        if i < 12:
+            body = {"random": "EH1-N"} if i % 2 else {"code": f"EH1-N-{encode_deal(777 + i)}"}
+        else:
+            body = {"random": sh_variants[i % 3]}
+        plan.append((i % 5, body))
+    players = [make_player() for _ in range(5)]
+    problems: list[str] = []
+    mine: dict[int, list[int]] = {i: [] for i in range(5)}
+    for who, body in plan:
+        client = players[who]
+        response = client.send("/api/games/", body)
+        assert response.status_code == 201, (body, response.content)
+        attempt = response.json()
+        mine[who].append(attempt["id"])
+        check_response(response, attempt["id"], f"start {body}", problems)
+        check_daily(client, mine[who])
+        play_randomly(client, attempt, rng, problems)
+        check_daily(client, mine[who])
+    assert Attempt.objects.count() == 30
+    assert Action.objects.count() >= 30 * 15
+    assert not problems, f"{len(problems)} leaking responses, e.g.:\n" + "\n".join(problems[:5])
+
+
+def test_refusals_never_name_a_face_down_card(player):
+    """A group reaching into face-down cards is refused without naming any of them
+    (RULES.md C12 messages name cards; PRODUCT.md: never a face-down card, in any error)."""
+    code = "EH1-N-AAAAAAF"
+    attempt = start(player, code=code)
+    game = new_game(code)
+    secret = hidden_only(game)
+    leaks = []
+    for column in game.columns:
+        for count in range(2, len(game.piles[column]) + 1):
+            for action in (
+                {"type": "double_tap", "from": column, "count": count},
+                {"type": "tap", "from": column, "count": count},
+                {"type": "move", "from": column, "to": "t1", "count": count},
+                {"type": "move", "from": column, "to": "f", "count": count},
+            ):
+                err = refused(act(player, attempt["id"], 0, action), 422)
+                named = set(CARD.findall(err["message"])) & secret
+                if named:
+                    leaks.append(f"{action} -> {err['message']!r} names face-down {named}")
+    assert Attempt.objects.get(pk=attempt["id"]).seq == 0
+    assert engine_state(attempt["id"]) == game
+    assert not leaks, f"{len(leaks)} refusals name a face-down card, e.g.:\n" + "\n".join(leaks[:3])
+
+
+# --- other players' games ----------------------------------------------------------------------
+
+
+def test_another_players_daily_in_progress_is_out_of_reach(make_player, anon):
+    owner, other = make_player(), make_player()
+    attempt = start(owner, daily="SH1-C4")
+    game_url = f"/api/games/{attempt['id']}/"
+    legal = attempt["view"]["targets"][0]
+    move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
+
+    assert refused(other.get(game_url), 403)
+    assert refused(anon.get(game_url), 401, 403)
+    assert refused(other.get(game_url + "replay/"), 403)
+    start(other, daily="SH1-C4")  # playing their own is not enough
+    assert refused(other.get(game_url), 403)
+
+    for client, statuses in ((other, (403, 404)), (anon, (401, 403))):
+        refused(act(client, attempt["id"], 0, move), *statuses)
+        refused(client.send(game_url + "resign/"), *statuses)
+    row = Attempt.objects.get(pk=attempt["id"])
+    assert row.seq == 0 and row.status == "playing"
+    assert not Action.objects.filter(attempt=row).exists()
+    # The owner, of course, can.
+    assert owner.get(game_url).status_code == 200
+    assert act(owner, attempt["id"], 0, move).status_code == 200
+
+
+def test_another_players_practice_cannot_be_played_or_resigned(make_player, anon):
+    owner, other = make_player(), make_player()
+    attempt = start(owner, code="SH1-C2-AAAAAJ2")
+    legal = attempt["view"]["targets"][0]
+    move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
+    for client, statuses in ((other, (403, 404)), (anon, (401, 403))):
+        refused(act(client, attempt["id"], 0, move), *statuses)
+        refused(client.send(f"/api/games/{attempt['id']}/resign/"), *statuses)
+    row = Attempt.objects.get(pk=attempt["id"])
+    assert row.seq == 0 and row.status == "playing"
+
+
+def test_todays_daily_replay_only_after_finishing_that_daily(make_player, anon):
+    owner, other, elsewhere = make_player(), make_player(), make_player()
+    attempt = start(owner, daily="SH1-C2")
+    legal = attempt["view"]["targets"][0]
+    move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
+    assert act(owner, attempt["id"], 0, move).status_code == 200
+    resign(owner, attempt["id"])
+    replay_url = f"/api/games/{attempt['id']}/replay/"
+
+    shown = owner.get(replay_url)
+    assert shown.status_code == 200 and shown.json()["actions"]  # the owner always
+
+    assert refused(other.get(replay_url), 403)  # not started
+    assert refused(anon.get(replay_url), 401, 403)
+    theirs = start(other, daily="SH1-C2")
+    assert refused(other.get(replay_url), 403)  # still playing
+
+    # Finishing another variant's daily does not count.
+    done = start(elsewhere, daily="SH1-C4")
+    resign(elsewhere, done["id"])
+    assert refused(elsewhere.get(replay_url), 403)
+    assert refused(elsewhere.get(f"/api/games/{attempt['id']}/"), 403)
+
+    resign(other, theirs["id"])  # resigning counts as finishing
+    allowed = other.get(replay_url)
+    assert allowed.status_code == 200
+    assert allowed.json()["deal"] == new_game(attempt["view"]["code"]).view(full=True)
+    assert allowed.json()["actions"] == shown.json()["actions"]
+
+
+def test_practice_on_todays_daily_deal_waits_for_the_ranked_attempt(make_player):
+    me, other = make_player(), make_player()
+    code = daily_codes(me)["EH1-N"]
+    for spelling in (code, code.lower(), f"  {code}  "):
+        err = refused(me.send("/api/games/", {"code": spelling}), 403)
+        assert err["code"] == "daily_not_finished"
+    ranked = start(me, daily="EH1-N")
+    err = refused(me.send("/api/games/", {"code": code}), 403)
+    assert err["code"] == "daily_not_finished"
+    resign(me, ranked["id"])
+
+    practice = start(me, code=code)
+    assert practice["ranked"] is False and practice["view"]["code"] == code
+    assert practice["id"] != ranked["id"]
+    # Still refused for a player who has not finished it.
+    assert refused(other.send("/api/games/", {"code": code}), 403)["code"] == "daily_not_finished"
+    # And their replay stays hidden from them too.
+    practice_url = f"/api/games/{practice['id']}/"
+    assert refused(other.get(practice_url), 403)
+
+
+def test_practice_on_todays_daily_deal_with_other_cells_waits_too(make_player):
+    """``SH1-C4-X``, ``SH1-C2-X`` and ``SH1-C1-X`` shuffle the same cards (engine
+    ``shuffle.py``; C4 and C2 even lay them out identically), so practising a
+    sibling code of today's Seahaven daily rehearses that very deal."""
+    me = make_player()
+    code = daily_codes(me)["SH1-C4"]
+    number = code.rsplit("-", 1)[1]
+    daily_layout = new_game(code).view(full=True)["piles"]
+    for cells in ("C2", "C1"):
+        sibling = f"SH1-{cells}-{number}"
+        same = new_game(sibling).view(full=True)["piles"]
+        assert same["t1"] == daily_layout["t1"]  # the same deal, fewer cells
+        response = me.send("/api/games/", {"code": sibling})
+        err = refused(response, 403)
+        assert err["code"] == "daily_not_finished", sibling
+
+
+def test_the_ranked_attempt_cannot_be_restarted(player):
+    first = start(player, daily="SH1-C1")
+    legal = first["view"]["targets"][0]
+    move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
+    assert act(player, first["id"], 0, move).status_code == 200
+    resign(player, first["id"])
+    for _ in range(2):
+        again = start(player, status=200, daily="SH1-C1")
+        assert again["id"] == first["id"]
+        assert again["status"] == "resigned" and again["seq"] == 1
+        assert again["ranked"] is True
+    assert Attempt.objects.filter(ranked=True).count() == 1
+    assert Attempt.objects.count() == 1
+    err = refused(act(player, first["id"], 1, move), 409)
+    assert err["code"] == "finished"
+
+
+def test_a_past_days_finished_replay_is_open_to_every_player(make_player, anon):
+    owner, other = make_player(), make_player()
+    yesterday = utc_today() - dt.timedelta(days=1)
+    daily = daily_deal_get(date=yesterday, variant="SH1-C4")
+    row = _create_attempt(
+        player=User.objects.get(username=owner.username), deal=daily.deal, daily=daily
+    )
+    assert row.ranked
+    legal = new_game(daily.deal.code).targets_json()[0]
+    move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
+    assert act(owner, row.pk, 0, move).status_code == 200
+    resign(owner, row.pk)
+    for client in (other, owner):
+        shown = client.get(f"/api/games/{row.pk}/replay/")
+        assert shown.status_code == 200, shown.content
+        assert shown.json()["deal"] == new_game(daily.deal.code).view(full=True)
+        assert len(shown.json()["actions"]) == 1
+    refused(anon.get(f"/api/games/{row.pk}/replay/"), 401, 403)  # game endpoints need a sign-in
+    # Yesterday's deal may be practised by anyone.
+    assert start(other, code=daily.deal.code)["ranked"] is False
+
+
+@pytest.mark.parametrize("body", [{"random": "EH1-N"}, {"daily": "EH1-N"}])
+def test_someone_elses_game_object_is_not_served(make_player, anon, body):
+    """PRODUCT.md: someone else's game is 403 or 404, even for a player who has
+    finished the same daily; anonymous requests are 401 or 403."""
+    owner, other = make_player(), make_player()
+    attempt = start(owner, **body)
+    if "daily" in body:
+        resign(other, start(other, daily="EH1-N")["id"])
+    refused(other.get(f"/api/games/{attempt['id']}/"), 403, 404)
+    refused(anon.get(f"/api/games/{attempt['id']}/"), 401, 403)
+    refused(anon.get("/api/games/999999/"), 401, 403)
