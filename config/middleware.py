@@ -1,46 +1,78 @@
-"""Request middleware: refuse bodies over 64 KiB (413, PRODUCT.md); time each request."""
+"""Request middleware: refuse bodies over 64 KiB (413, PRODUCT.md); time each request.
+
+Both work sync and async, so under daphne the chain stays async down to the view
+and a request crosses to a worker thread once, not once per sync middleware.
+"""
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from .errors import error_body
 
+Handler = Callable[[HttpRequest], Any]
 
-class BodySizeLimitMiddleware:
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+
+def _too_large(request: HttpRequest) -> HttpResponse | None:
+    limit = settings.MAX_BODY_BYTES
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    try:
+        too_big = declared > limit or len(request.body) > limit
+    except RequestDataTooBig:
+        too_big = True
+    if not too_big:
+        return None
+    return JsonResponse(
+        error_body("too_large", f"The request body is over {limit // 1024} KiB."), status=413
+    )
+
+
+class _Middleware:
+    """Runs ``before``/``after`` around the handler, sync or async as the handler is."""
+
+    def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        limit = settings.MAX_BODY_BYTES
-        try:
-            declared = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            declared = 0
-        try:
-            too_big = declared > limit or len(request.body) > limit
-        except RequestDataTooBig:
-            too_big = True
-        if too_big:
-            return JsonResponse(
-                error_body("too_large", f"The request body is over {limit // 1024} KiB."),
-                status=413,
-            )
-        return self.get_response(request)
+    def before(self, request: HttpRequest) -> HttpResponse | None:
+        return None
+
+    def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        return response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse | Awaitable[HttpResponse]:
+        if iscoroutinefunction(self):
+            return self.__acall__(request)
+        early = self.before(request)
+        return early or self.after(request, self.get_response(request))
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        early = self.before(request)
+        return early or self.after(request, await self.get_response(request))
 
 
-class ServerTimingMiddleware:
-    """Adds ``Server-Timing: app;dur=<ms>`` to every response: the time spent in
-    Django, so clients and benchmarks can tell server time from the network."""
+class BodySizeLimitMiddleware(_Middleware):
+    def before(self, request: HttpRequest) -> HttpResponse | None:
+        return _too_large(request)
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        start = time.perf_counter()
-        response = self.get_response(request)
-        response["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
+class ServerTimingMiddleware(_Middleware):
+    """Adds ``Server-Timing: app;dur=<ms>``: the time spent in Django, so clients
+    and benchmarks can tell server time from the network."""
+
+    def before(self, request: HttpRequest) -> None:
+        request._started = time.perf_counter()  # type: ignore[attr-defined]
+
+    def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        elapsed = time.perf_counter() - request._started  # type: ignore[attr-defined]
+        response["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}"
         return response

@@ -84,9 +84,18 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        env.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"), conn_max_age=60
+        env.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # Under ASGI each request runs in a thread of its own, so per-thread persistent
+    # connections are never reused: a process-wide pool is (Django's ASGI advice).
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": int(env.get("DB_POOL_SIZE", "10")),
+        "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -96,10 +105,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Sessions are read on every request: from the cache, written through to the database.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 if REDIS_URL:
-    CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-    }
+    # django-redis keeps one connection pool per process; Django's own Redis cache
+    # makes one per thread context, i.e. per request under ASGI.
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -138,12 +138,21 @@ def attempt_start(
 
 
 def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
-    attempt = Attempt.objects.select_for_update().filter(pk=attempt_id).first()
+    attempt = (
+        Attempt.objects.select_for_update(of=("self",))
+        .select_related("player", "daily", "deal")
+        .filter(pk=attempt_id)
+        .first()
+    )
     if attempt is None:
         raise ApiError(404, "not_found", f"No game {attempt_id}.")
     if attempt.player_id != player.pk:
         raise ApiError(403, "not_yours", "Only the player of a game can act on it.")
     return attempt
+
+
+PLAY_FIELDS = ["state", "seq", "score", "moves", "won"]
+FINISH_FIELDS = ["status", "finished_at", "elapsed_ms"]
 
 
 def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
@@ -201,7 +210,7 @@ def attempt_apply_action(
         attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
         if game.won:
             _finish(attempt, Attempt.Status.WON, now)
-        attempt.save()
+        attempt.save(update_fields=[*PLAY_FIELDS, *FINISH_FIELDS] if game.won else PLAY_FIELDS)
     return Applied(attempt, game, duplicate=False)
 
 
@@ -212,5 +221,5 @@ def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
         if attempt.finished:
             raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
         _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
-        attempt.save()
+        attempt.save(update_fields=FINISH_FIELDS)
     return attempt
