@@ -1,5 +1,7 @@
+from django.conf import settings
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
@@ -11,6 +13,8 @@ handler404 = "config.errors.not_found"
 handler500 = "config.errors.server_failure"
 
 urlpatterns = [
+    # Until the web client lands, the front door is today's deals in the browsable API.
+    path("", RedirectView.as_view(url="/api/daily/", permanent=False)),
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),
     path("api/auth/login/", LoginView.as_view(), name="auth-login"),
@@ -28,3 +32,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("admin/", admin.site.urls),
 ]
+if settings.DEBUG:  # sign-in forms for the browsable API
+    urlpatterns.append(path("api-auth/", include("rest_framework.urls")))
