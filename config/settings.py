@@ -91,6 +91,8 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Under ASGI each request runs in a thread of its own, so per-thread persistent
     # connections are never reused: a process-wide pool is (Django's ASGI advice).
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Server-side binding lets psycopg prepare the statements every action repeats.
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": int(env.get("DB_POOL_SIZE", "10")),

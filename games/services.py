@@ -140,7 +140,7 @@ def attempt_start(
 def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
     attempt = (
         Attempt.objects.select_for_update(of=("self",))
-        .select_related("player", "daily", "deal")
+        .select_related("player", "daily")
         .filter(pk=attempt_id)
         .first()
     )
