@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from config.api import StrictCharField, StrictIntegerField, StrictObjectField, StrictSerializer
 
+from .dailies import utc_today
 from .selectors import (
     attempt_for_viewer,
     attempt_json,
@@ -21,7 +22,7 @@ from .selectors import (
     daily_json,
     replay_json,
 )
-from .services import attempt_apply_action, attempt_resign, attempt_start, utc_today
+from .services import attempt_apply_action, attempt_resign, attempt_start
 
 # --- shapes, for input checks and the OpenAPI document -------------------------
 

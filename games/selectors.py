@@ -13,8 +13,8 @@ from accounts.models import User
 from config.errors import ApiError
 from games.engine import ALL_VARIANTS, Game, load_game, new_game
 
+from .dailies import daily_deal_get, daily_deals_open
 from .models import Action, Attempt, DailyDeal
-from .services import daily_deal_get, daily_deals_open
 
 Viewer = User | AnonymousUser
 

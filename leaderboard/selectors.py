@@ -11,10 +11,10 @@ from django.db.models.functions import Rank
 
 from accounts.models import User
 from config.errors import ApiError
+from games.dailies import utc_today
 from games.engine import parse_variant
 from games.models import Attempt, DailyDeal
 from games.selectors import Viewer, replay_url, viewer_finished_daily
-from games.services import utc_today
 
 PAGE_SIZE = 50
 

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from accounts.models import User
+from games.dailies import daily_deal_get, utc_today
 from games.engine import Game, encode_deal, load_game, new_game
 from games.models import Action, Attempt
-from games.services import _create_attempt, daily_deal_get, utc_today
+from games.services import _create_attempt
 from tests.conftest import Client
 
 CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")

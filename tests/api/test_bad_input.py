@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from games.dailies import utc_today
 from games.engine import load_game, replay
 from games.models import Action, Attempt
-from games.services import utc_today
 from tests.conftest import Client
 
 CODE = "SH1-C4-AAAAAJ2"

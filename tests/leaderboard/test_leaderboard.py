@@ -15,8 +15,9 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
+from games.dailies import daily_deal_get, utc_today
 from games.models import Attempt, DailyDeal
-from games.services import _create_attempt, daily_deal_get, utc_today
+from games.services import _create_attempt
 
 ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "verified", "replay"}
 T0 = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.UTC)
