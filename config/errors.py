@@ -12,7 +12,7 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found, server_error
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -46,23 +46,25 @@ def _first_message(detail: Any) -> tuple[str, str]:
     return "", str(detail)
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | None:
+    """(status, body, headers) for an error we answer; None for a real bug.
+    Shared by the REST views and the websocket consumers."""
     headers: dict[str, str] = {}
     if isinstance(exc, ApiError):
-        return Response(error_body(exc.code, exc.message, **exc.extra), status=exc.status_code)
+        return exc.status_code, error_body(exc.code, exc.message, **exc.extra), headers
     if isinstance(exc, MalformedError):
-        return Response(error_body(exc.code, exc.message), status=status.HTTP_400_BAD_REQUEST)
+        return 400, error_body(exc.code, exc.message), headers
     if isinstance(exc, IllegalActionError):
         # Well formed but refused by the rules: the reason names the rule (RULES.md C12).
-        return Response(error_body(exc.code, exc.message), status=422)
+        return 422, error_body(exc.code, exc.message), headers
     if isinstance(exc, RequestDataTooBig):
-        return Response(error_body("too_large", "The request body is over 64 KiB."), status=413)
+        return 413, error_body("too_large", "The request body is over 64 KiB."), headers
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
     if not isinstance(exc, exceptions.APIException):
-        return None  # a real bug: Django's 500 handler answers (JSON on API paths)
+        return None
     code, message = "error", str(exc.detail)
     if isinstance(exc, exceptions.ParseError):
         code, message = "bad_json", f"The body is not valid JSON: {exc.detail}"
@@ -81,7 +83,15 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     auth_header = getattr(exc, "auth_header", None)
     if auth_header:
         headers["WWW-Authenticate"] = auth_header
-    return Response(error_body(code, message), status=exc.status_code, headers=headers)
+    return exc.status_code, error_body(code, message), headers
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    described = describe_error(exc)
+    if described is None:
+        return None  # a real bug: Django's 500 handler answers (JSON on API paths)
+    status_code, body, headers = described
+    return Response(body, status=status_code, headers=headers)
 
 
 class CsrfSessionAuthentication(SessionAuthentication):
