@@ -1,9 +1,24 @@
-"""The ASGI application daphne serves: HTTP now; WebSockets join it in the realtime issue."""
+"""The ASGI application daphne serves: HTTP through Django, websockets through
+Channels — only from allowed origins, with the session's user in the scope."""
 
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+http_application = get_asgi_application()  # sets Django up before the imports below
 
-application = get_asgi_application()
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from config.routing import websocket_urlpatterns  # noqa: E402
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_application,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+        ),
+    }
+)

@@ -6,7 +6,15 @@ from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import LoginView, LogoutView, MeView, RegisterView
-from games.api import ActionsView, DailyView, GamesView, GameView, ReplayView, ResignView
+from games.api import (
+    ActionsView,
+    DailyView,
+    GamesView,
+    GameView,
+    LiveView,
+    ReplayView,
+    ResignView,
+)
 from leaderboard.api import LeaderboardView, PlayerView
 
 handler404 = "config.errors.not_found"
@@ -21,6 +29,7 @@ urlpatterns = [
     path("api/auth/logout/", LogoutView.as_view(), name="auth-logout"),
     path("api/daily/", DailyView.as_view(), name="daily"),
     path("api/games/", GamesView.as_view(), name="games"),
+    path("api/live/", LiveView.as_view(), name="live"),
     path("api/games/<int:attempt_id>/", GameView.as_view(), name="game"),
     path("api/games/<int:attempt_id>/actions/", ActionsView.as_view(), name="game-actions"),
     path("api/games/<int:attempt_id>/resign/", ResignView.as_view(), name="game-resign"),

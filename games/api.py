@@ -20,6 +20,7 @@ from .selectors import (
     attempt_json,
     attempt_of_player,
     daily_json,
+    live_games,
     replay_json,
 )
 from .services import attempt_apply_action, attempt_resign, attempt_start
@@ -192,3 +193,24 @@ class ReplayView(APIView):
     def get(self, request: Request, attempt_id: int) -> Response:
         attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=request.user)
         return Response(replay_json(attempt))
+
+
+class LiveGameSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    variant = serializers.CharField()
+    code = serializers.CharField()
+    player = serializers.CharField()
+    ranked = serializers.BooleanField()
+    moves = serializers.IntegerField()
+    score = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    watch = serializers.CharField(help_text="the websocket path to watch it")
+
+
+class LiveView(APIView):
+    @extend_schema(
+        responses={200: LiveGameSerializer(many=True), **ERRORS},
+        summary="Games in progress you may watch",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(live_games(viewer=request.user))

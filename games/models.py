@@ -72,6 +72,7 @@ class Attempt(models.Model):
     moves = models.PositiveIntegerField(default=0)
     won = models.BooleanField(default=False)
     started_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
     verified = models.BooleanField(

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -13,7 +14,7 @@ from accounts.models import User
 from config.errors import ApiError
 from games.engine import ALL_VARIANTS, Game, load_game, new_game
 
-from .dailies import daily_deal_get, daily_deals_open
+from .dailies import daily_deal_get, daily_deals_open, utc_today
 from .models import Action, Attempt, DailyDeal
 
 Viewer = User | AnonymousUser
@@ -164,3 +165,42 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
         "seconds_left": max(0, int((end - timezone.now()).total_seconds())),
         "deals": deals,
     }
+
+
+LIVE_LIMIT = 50
+LIVE_WINDOW = dt.timedelta(minutes=30)
+
+
+def live_games(*, viewer: User) -> list[dict[str, Any]]:
+    """Games in progress, moved in the last half hour, that ``viewer`` may watch:
+    not those dealing the same cards as a daily deal still running that the
+    viewer has not finished (PRODUCT.md, anti-cheat)."""
+    blocked = Q()
+    for daily in DailyDeal.objects.filter(date__gte=utc_today()).select_related("deal"):
+        if not viewer_finished_daily(viewer=viewer, daily=daily):
+            game = daily.variant.split("-")[0]
+            blocked |= Q(deal__number=daily.deal.number, deal__variant__startswith=f"{game}-")
+    playing = (
+        Attempt.objects.filter(
+            status=Attempt.Status.PLAYING, updated_at__gte=timezone.now() - LIVE_WINDOW
+        )
+        .exclude(player_id=viewer.pk)
+        .select_related("player", "deal")
+        .order_by("-updated_at")
+    )
+    if blocked:
+        playing = playing.exclude(blocked)
+    return [
+        {
+            "id": a.pk,
+            "variant": a.deal.variant,
+            "code": a.deal.code,
+            "player": a.player.get_username(),
+            "ranked": a.ranked,
+            "moves": a.moves,
+            "score": a.score,
+            "started_at": _iso(a.started_at),
+            "watch": f"/ws/games/{a.pk}/",
+        }
+        for a in playing[:LIVE_LIMIT]
+    ]

@@ -19,6 +19,7 @@ from config.errors import ApiError
 from games.engine import Game, GameCode, action_from_json, load_game, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 
+from . import realtime
 from .dailies import daily_deal_get, daily_deals_open, deal_get, utc_today
 from .models import Action, Attempt, DailyDeal, Deal
 
@@ -100,8 +101,8 @@ def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
     return attempt
 
 
-PLAY_FIELDS = ["state", "seq", "score", "moves", "won"]
-FINISH_FIELDS = ["status", "finished_at", "elapsed_ms"]
+PLAY_FIELDS = ["state", "seq", "score", "moves", "won", "updated_at"]
+FINISH_FIELDS = ["status", "finished_at", "elapsed_ms", "updated_at"]
 
 
 def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
@@ -109,6 +110,14 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
     attempt.finished_at = now
     # The clock is the server's and stops at the winning move or the resignation (C11).
     attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
+
+
+def _announce(attempt: Attempt, game: Game) -> None:
+    """After commit — never for a change that was rolled back — tell the game's
+    sockets, and the day's leaderboard when a ranked attempt ends."""
+    transaction.on_commit(lambda: realtime.game_changed(attempt, game))
+    if attempt.ranked and attempt.finished:
+        transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
 
 
 @dataclass(frozen=True)
@@ -160,6 +169,7 @@ def attempt_apply_action(
         if game.won:
             _finish(attempt, Attempt.Status.WON, now)
         attempt.save(update_fields=[*PLAY_FIELDS, *FINISH_FIELDS] if game.won else PLAY_FIELDS)
+        _announce(attempt, game)
     return Applied(attempt, game, duplicate=False)
 
 
@@ -171,4 +181,5 @@ def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
             raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
         _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
         attempt.save(update_fields=FINISH_FIELDS)
+        _announce(attempt, load_game(attempt.state))
     return attempt

@@ -1,0 +1,212 @@
+"""Websocket consumers: play and watch a game, follow a day's leaderboard.
+
+Thin, like the REST views: authenticate, check access through the same
+selectors, join the group, hand actions to the same service. The protocol,
+every message and close code, is in ``games/websocket.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+
+from config.errors import ApiError, describe_error, error_body
+from games.engine import EngineError, parse_variant
+
+from .api import ActionSerializer
+from .models import Attempt
+from .realtime import game_group, leaderboard_group
+from .selectors import attempt_json, may_see_moves
+from .services import attempt_apply_action, attempt_resign
+
+log = logging.getLogger(__name__)
+
+MAX_FRAME = 64 * 1024  # the same limit as an HTTP body (PRODUCT.md)
+
+# Close codes (4000 + the HTTP status they stand for).
+CLOSE_BAD_REQUEST = 4400
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+
+
+class JsonSocket(AsyncWebsocketConsumer):
+    """Shared frame handling: JSON objects in, JSON out, errors as messages."""
+
+    async def refuse(self, code: int) -> None:
+        # Accept first: a close before the handshake completes loses the code.
+        await self.accept()
+        await self.close(code=code)
+
+    async def send_json(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(message))
+
+    async def send_error(self, exc: Exception, **extra: Any) -> None:
+        described = describe_error(exc)
+        if described is None:
+            log.exception("websocket handler failed", exc_info=exc)
+            body = error_body("server_error", "Something broke on our side.")
+        else:
+            body = described[1]
+        await self.send_json({"type": "error", **extra, **body})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Parse one frame; a bad frame gets an error message and changes nothing."""
+        if text_data is None:
+            await self.send_error(ApiError(400, "bad_frame", "Send JSON text frames."))
+            return
+        if len(text_data) > MAX_FRAME:
+            await self.send_error(ApiError(413, "too_large", "A frame is at most 64 KiB."))
+            return
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self.send_error(ApiError(400, "bad_json", "The frame is not valid JSON."))
+            return
+        if not isinstance(message, dict):
+            await self.send_error(ApiError(400, "bad_json", "A frame is a JSON object."))
+            return
+        kind = message.get("type")
+        if kind == "ping":
+            await self.send_json({"type": "pong"})
+            return
+        try:
+            await self.handle(kind, message)
+        except Exception as exc:
+            seq = message.get("seq")
+            await self.send_error(exc, **({"seq": seq} if type(seq) is int else {}))
+
+    async def handle(self, kind: Any, message: dict[str, Any]) -> None:
+        raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
+
+    async def relay(self, event: dict[str, Any]) -> None:
+        """A group broadcast (``games.realtime.publish``): pass the text on."""
+        await self.send(text_data=event["text"])
+
+
+def _open_game(attempt_id: int, user: Any) -> tuple[bool, dict[str, Any]]:
+    attempt = Attempt.objects.select_related("player", "daily").filter(pk=attempt_id).first()
+    if attempt is None:
+        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    is_player = attempt.player_id == user.pk
+    if not is_player and not may_see_moves(attempt=attempt, viewer=user):
+        raise ApiError(403, "spoiler", "Finish your own ranked attempt on this deal first.")
+    return is_player, _snapshot(attempt)
+
+
+def _snapshot(attempt: Attempt) -> dict[str, Any]:
+    return {
+        "type": "snapshot",
+        "v": attempt.seq,
+        "game": attempt_json(attempt, viewer=attempt.player),
+    }
+
+
+def _load_snapshot(attempt_id: int) -> dict[str, Any]:
+    return _snapshot(Attempt.objects.select_related("player", "daily").get(pk=attempt_id))
+
+
+def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> dict[str, Any]:
+    body = {k: v for k, v in message.items() if k != "type"}
+    data = ActionSerializer(data=body)
+    data.is_valid(raise_exception=True)
+    applied = attempt_apply_action(attempt_id=attempt_id, player=user, **data.validated_data)
+    game = attempt_json(applied.attempt, viewer=user, game=applied.game)
+    return {
+        "type": "ack",
+        "seq": data.validated_data["seq"],
+        "v": applied.attempt.seq,
+        "duplicate": applied.duplicate,
+        "game": game,
+    }
+
+
+def _resign(attempt_id: int, user: Any) -> dict[str, Any]:
+    attempt = attempt_resign(attempt_id=attempt_id, player=user)
+    return {"type": "ack", "v": attempt.seq, "game": attempt_json(attempt, viewer=user)}
+
+
+class GameConsumer(JsonSocket):
+    """``/ws/games/{id}/``: the player plays, anyone allowed watches."""
+
+    attempt_id: int
+    is_player: bool
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.refuse(CLOSE_UNAUTHENTICATED)
+            return
+        self.attempt_id = int(self.scope["url_route"]["kwargs"]["attempt_id"])
+        try:
+            self.is_player, snapshot = await database_sync_to_async(_open_game)(
+                self.attempt_id, user
+            )
+        except ApiError as exc:
+            await self.refuse(CLOSE_NOT_FOUND if exc.status_code == 404 else CLOSE_FORBIDDEN)
+            return
+        await self.channel_layer.group_add(game_group(self.attempt_id), self.channel_name)
+        await self.accept()
+        await self.send_json(snapshot)
+
+    async def disconnect(self, code: int) -> None:
+        if hasattr(self, "is_player"):
+            await self.channel_layer.group_discard(game_group(self.attempt_id), self.channel_name)
+
+    async def handle(self, kind: Any, message: dict[str, Any]) -> None:
+        if kind == "snapshot":
+            await self.send_json(await database_sync_to_async(_load_snapshot)(self.attempt_id))
+            return
+        if kind not in ("action", "resign", None):
+            raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
+        if not self.is_player:
+            raise ApiError(403, "spectator", "Spectators watch; only the player can act.")
+        user = self.scope["user"]
+        if kind == "resign":
+            reply = await database_sync_to_async(_resign)(self.attempt_id, user)
+        else:  # {"seq": N, "action": {...}}, with or without "type": "action"
+            reply = await database_sync_to_async(_act)(self.attempt_id, user, message)
+        await self.send_json(reply)
+
+
+def _parse_board(date: str, variant: str) -> tuple[dt.date, str]:
+    try:
+        day = dt.date.fromisoformat(date)
+        game, letter = parse_variant(variant)
+    except (ValueError, EngineError) as exc:
+        raise ApiError(400, "bad_board", str(exc)) from None
+    return day, f"{game}-{letter}"
+
+
+class LeaderboardConsumer(JsonSocket):
+    """``/ws/leaderboard/{date}/{variant}/``: rows as attempts on that deal finish."""
+
+    group = ""
+
+    async def connect(self) -> None:
+        kwargs = self.scope["url_route"]["kwargs"]
+        try:
+            day, variant = _parse_board(kwargs["date"], kwargs["variant"])
+        except ApiError:
+            await self.refuse(CLOSE_BAD_REQUEST)
+            return
+        self.group = leaderboard_group(day, variant)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json({"type": "subscribed", "date": day.isoformat(), "variant": variant})
+
+    async def disconnect(self, code: int) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+
+class NotFoundConsumer(JsonSocket):
+    """Any other websocket path."""
+
+    async def connect(self) -> None:
+        await self.refuse(CLOSE_NOT_FOUND)

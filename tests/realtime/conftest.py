@@ -1,0 +1,38 @@
+"""Websocket fixtures: communicators on the real ASGI app, signed in like a browser."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+class Socket(WebsocketCommunicator):
+    """A communicator that speaks JSON."""
+
+    async def send(self, message: Any) -> None:
+        await self.send_to(text_data=json.dumps(message))
+
+    async def recv(self, timeout: float = 3) -> dict[str, Any]:
+        return json.loads(await self.receive_from(timeout=timeout))
+
+
+def socket_for(path: str, client: Any = None, origin: tuple[bytes, bytes] = ORIGIN) -> Socket:
+    """A socket on ``path`` carrying ``client``'s session cookie (if any)."""
+    headers = [origin]
+    if client is not None:
+        cookie = "; ".join(f"{k}={v.value}" for k, v in client.cookies.items())
+        headers.append((b"cookie", cookie.encode()))
+    return Socket(application, path, headers=headers)
+
+
+@pytest.fixture
+def realtime_db(transactional_db):
+    """Websocket handlers run the service in other threads: they need committed data."""
+    return transactional_db
