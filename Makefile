@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run deal test lint typecheck pytest bench bench-api clean
+.PHONY: run deal test lint typecheck pytest bench bench-api bench-ws clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,12 +34,15 @@ typecheck: $(VENV)/.installed
 pytest: $(VENV)/.installed
 	$(PY) -m pytest
 
-## bench: print the engine's speed figures; bench-api: the HTTP API's
+## bench: the engine's speed figures; bench-api: the HTTP API's; bench-ws: websocket load
 bench: $(VENV)/.installed
 	$(PY) bench/engine.py
 
 bench-api: $(VENV)/.installed
 	$(PY) bench/api.py
+
+bench-ws: $(VENV)/.installed
+	$(PY) bench/ws_load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
