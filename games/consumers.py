@@ -60,7 +60,8 @@ class JsonSocket(AsyncWebsocketConsumer):
         if text_data is None:
             await self.send_error(ApiError(400, "bad_frame", "Send JSON text frames."))
             return
-        if len(text_data) > MAX_FRAME:
+        # The limit is in bytes (UTF-8), as for an HTTP body; 4 bytes a character at most.
+        if len(text_data) * 4 > MAX_FRAME and len(text_data.encode()) > MAX_FRAME:
             await self.send_error(ApiError(413, "too_large", "A frame is at most 64 KiB."))
             return
         try:

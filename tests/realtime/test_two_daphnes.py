@@ -1,0 +1,532 @@
+"""End to end: two real daphne processes on one PostgreSQL database and one Redis.
+
+The production shape (``games/websocket.md``: "any number of daphne processes:
+groups span them through Redis"), built for real: a fresh database
+``patience_e2e_<random>`` migrated with ``manage.py migrate``, Redis db 13, and
+two daphnes A and B on free ports. Clients talk plain HTTP (cookies and the
+``X-CSRFToken`` header by hand) and real websockets (``websockets`` sync client).
+
+A player P plays a winnable Seahaven deal over A's game socket while a
+spectator S watches on B and a leaderboard subscriber listens on B. Half way, A
+is killed with SIGKILL right after an action is sent (its fate unknown to the
+client), started again on the same port, and P reconnects, resends the
+in-flight action with the same ``seq`` and plays on to the win. Then: the game
+(read through B), its replay and the database's action log hold the winning
+line exactly once; S saw every version in order (healing a gap with a snapshot
+if the kill lost one); a ranked daily resigned through the restarted A reaches
+B's leaderboard subscriber.
+
+This test does not use pytest-django's test database: the servers are other
+processes, so it makes (and drops) its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import hmac
+import http.client
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import redis
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
+from websockets.sync.client import ClientConnection, connect
+from websockets.typing import Origin
+
+from games.engine import GameCode
+from games.engine.codes import MAX_DEAL
+from tests.conftest import requires_postgres, requires_redis
+from tests.engine.search import find_win
+
+pytestmark = [requires_postgres, requires_redis]
+
+ROOT = Path(__file__).resolve().parents[2]
+DAPHNE = Path(sys.executable).parent / "daphne"
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+REDIS_URL = "redis://127.0.0.1:6379/13"
+CODE = "SH1-C4-AAAAAAE"  # a Seahaven deal that can be won
+VARIANT = "SH1-C4"
+WAIT = 10.0  # every bounded wait of this test, in seconds
+PASSWORD = "correct horse battery staple"
+
+
+# --- processes ---------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def secret_key_for(code: str) -> str:
+    """A SECRET_KEY whose daily deals today (settings-keyed hashes, as in
+    ``games.dailies.daily_number``) do not deal the practice deal's cards: the
+    spoiler rule would then refuse the practice game and the spectator."""
+    parsed = GameCode.parse(code)
+    game = parsed.variant_id.split("-")[0]
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    while True:
+        key = f"e2e-{secrets.token_hex(16)}"
+        numbers = {
+            int.from_bytes(
+                hmac.new(
+                    key.encode(), f"daily:{today}:{game}-{letter}".encode(), hashlib.sha256
+                ).digest()[:8],
+                "big",
+            )
+            % MAX_DEAL
+            + 1
+            for letter in ("C1", "C2", "C4", "N")
+        }
+        if parsed.number not in numbers:
+            return key
+
+
+@dataclass
+class Daphne:
+    """One daphne process on a fixed port, its output in a log file."""
+
+    name: str
+    port: int
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(
+                [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
+
+    def wait_until_up(self) -> None:
+        assert self.process is not None
+        limit = time.monotonic() + WAIT
+        while time.monotonic() < limit:
+            if self.process.poll() is not None:
+                raise AssertionError(
+                    f"daphne {self.name} exited ({self.process.returncode}):\n{self.tail()}"
+                )
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
+                try:
+                    conn.request("GET", "/api/auth/me/")
+                    if conn.getresponse().status == 200:
+                        return
+                finally:
+                    conn.close()
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise AssertionError(f"daphne {self.name} did not answer within {WAIT} s:\n{self.tail()}")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=WAIT)
+
+    def stop(self) -> None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+def admin_sql(sql: str) -> None:
+    with psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(sql)
+
+
+# --- HTTP --------------------------------------------------------------------------
+
+
+@dataclass
+class Browser:
+    """A player's cookie jar; each request is one short HTTP/1.1 connection to a
+    given daphne (a killed server leaves no stale keep-alive behind)."""
+
+    username: str
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def request(self, port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        headers = {"Accept": "application/json"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        payload = None
+        if method != "GET":
+            payload = json.dumps(body if body is not None else {}).encode()
+            headers["Content-Type"] = "application/json"
+            if "csrftoken" in self.cookies:
+                headers["X-CSRFToken"] = self.cookies["csrftoken"]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
+        try:
+            conn.request(method, path, body=payload, headers=headers)
+            response = conn.getresponse()
+            raw = response.read()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                jar = SimpleCookie()
+                jar.load(header)
+                for name, morsel in jar.items():
+                    self.cookies[name] = morsel.value
+        finally:
+            conn.close()
+        return response.status, json.loads(raw) if raw else None
+
+    def expect(self, port: int, method: str, path: str, body: Any = None, status: int = 200) -> Any:
+        got, data = self.request(port, method, path, body)
+        assert got == status, f"{self.username}: {method} {path} on :{port} → {got}: {data}"
+        return data
+
+    def register(self, port: int) -> Browser:
+        self.expect(port, "GET", "/api/auth/me/")  # the csrftoken cookie
+        me = self.expect(
+            port,
+            "POST",
+            "/api/auth/register/",
+            {"username": self.username, "password": PASSWORD},
+            status=201,
+        )
+        assert me == {"authenticated": True, "username": self.username}
+        assert "sessionid" in self.cookies
+        return self
+
+
+# --- websockets --------------------------------------------------------------------
+
+
+def open_socket(port: int, path: str, browser: Browser | None) -> ClientConnection:
+    headers = {}
+    if browser is not None:
+        headers["Cookie"] = f"sessionid={browser.cookies['sessionid']}"
+    return connect(
+        f"ws://127.0.0.1:{port}{path}",
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        additional_headers=headers,
+        proxy=None,
+        open_timeout=WAIT,
+        close_timeout=1,
+        max_queue=None,
+        legacy=True,  # a plain connection, closed by the test's clean-up
+    )
+
+
+def receive(ws: ClientConnection, deadline: float) -> dict[str, Any]:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    message = json.loads(ws.recv(timeout=left))
+    assert isinstance(message, dict) and "type" in message, message
+    return message
+
+
+def messages(ws: ClientConnection, what: str) -> Iterator[dict[str, Any]]:
+    """Frames from ``ws`` until the caller stops; failing after ``WAIT`` seconds."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            yield receive(ws, deadline)
+        except TimeoutError:
+            raise AssertionError(f"no {what} within {WAIT} s") from None
+
+
+class Player:
+    """The player's game socket: sends actions, waits for their ``ack``."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+
+    def snapshot(self) -> dict[str, Any]:
+        for message in messages(self.ws, "snapshot"):
+            if message["type"] == "snapshot":
+                return message
+            raise AssertionError(f"expected the snapshot first, got {message}")
+        raise AssertionError("unreachable")
+
+    def send(self, seq: int, action: dict[str, Any]) -> None:
+        self.ws.send(json.dumps({"seq": seq, "action": action}))
+
+    def ack(self, seq: int) -> dict[str, Any]:
+        for message in messages(self.ws, f"ack of seq {seq}"):
+            if message["type"] == "error":
+                raise AssertionError(f"action seq {seq} refused: {message}")
+            if message["type"] == "ack" and message["seq"] == seq:
+                return message
+            assert message["type"] == "state", message  # its own broadcasts
+        raise AssertionError("unreachable")
+
+    def play(self, seq: int, action: dict[str, Any]) -> dict[str, Any]:
+        self.send(seq, action)
+        ack = self.ack(seq)
+        assert ack["v"] == seq + 1 and ack["duplicate"] is False, ack
+        assert ack["game"]["seq"] == seq + 1
+        return ack
+
+
+class Spectator:
+    """A watcher keeping the highest ``v`` (websocket.md, Versions): a ``state``
+    more than one above it means an event was lost, healed with a snapshot."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.v = 0
+        self.states: list[int] = []  # every state event's v, as received
+        self.healed: list[tuple[int, int]] = []  # (v before, snapshot v) after a gap
+        self.covered: set[int] = set()  # versions seen, by an event or a snapshot
+
+    def first_snapshot(self) -> dict[str, Any]:
+        message = next(messages(self.ws, "spectator snapshot"))
+        assert message["type"] == "snapshot", message
+        self.v = message["v"]
+        return message
+
+    def sync_to(self, target: int, *, heal: bool) -> None:
+        """Read until version ``target`` is known; a gap fails unless ``heal``."""
+        if self.v >= target:
+            return
+        asked = False
+        for message in messages(self.ws, f"spectator v {target} (at v {self.v})"):
+            kind = message["type"]
+            if kind == "state":
+                v = message["v"]
+                self.states.append(v)
+                if v > self.v + 1 and not asked:
+                    assert heal, f"spectator missed versions {self.v + 1}..{v - 1}"
+                    self.ws.send(json.dumps({"type": "snapshot"}))
+                    asked = True
+                if v == self.v + 1:
+                    self.covered.add(v)
+                    self.v = v
+            elif kind == "snapshot":
+                assert asked, f"a snapshot nobody asked for: {message}"
+                asked = False
+                if message["v"] > self.v:
+                    self.healed.append((self.v, message["v"]))
+                    self.covered.update(range(self.v + 1, message["v"] + 1))
+                    self.v = message["v"]
+            else:
+                raise AssertionError(f"spectator got {message}")
+            if self.v >= target and not asked:
+                return
+
+
+def close_quietly(ws: ClientConnection | None) -> None:
+    if ws is not None:
+        with contextlib.suppress(Exception):
+            ws.close()
+
+
+def reconnect(port: int, path: str, browser: Browser) -> ClientConnection:
+    """Connect again, retrying until the restarted server takes it."""
+    limit = time.monotonic() + WAIT
+    while True:
+        try:
+            return open_socket(port, path, browser)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            if isinstance(exc, InvalidStatus) and exc.response.status_code == 403:
+                raise  # a refusal, not a server still starting
+            if time.monotonic() > limit:
+                raise AssertionError(f"could not reconnect to :{port} within {WAIT} s") from exc
+            time.sleep(0.1)
+
+
+# --- the test ----------------------------------------------------------------------
+
+
+def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
+    line = find_win(CODE)
+    assert line is not None, f"the search found no win for {CODE}"
+    winning = [action.to_json() for action in line]
+    half = len(winning) // 2
+    assert 2 <= half < len(winning) - 1
+
+    db_name = f"patience_e2e_{secrets.token_hex(4)}"
+    db_url = f"postgres://postgres@127.0.0.1:5432/{db_name}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": db_url,
+        "REDIS_URL": REDIS_URL,
+        "SECRET_KEY": secret_key_for(CODE),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "REGISTER_RATE": "1000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("DEBUG", None)
+    store = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
+    a = Daphne("A", free_port(), env, tmp_path / "daphne-a.log")
+    b = Daphne("B", free_port(), env, tmp_path / "daphne-b.log")
+    sockets: list[ClientConnection] = []
+    created = False
+    try:
+        store.flushdb()
+        admin_sql(f"CREATE DATABASE {db_name}")
+        created = True
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=60,
+        )
+
+        # 1. Two daphnes, one database, one Redis.
+        a.start()
+        b.start()
+        a.wait_until_up()
+        b.wait_until_up()
+
+        # 2. P on A starts a practice game; S and T sign up on B.
+        tag = secrets.token_hex(3)
+        p = Browser(f"p_{tag}").register(a.port)
+        s = Browser(f"s_{tag}").register(b.port)
+        t = Browser(f"t_{tag}").register(b.port)
+        game = p.expect(a.port, "POST", "/api/games/", {"code": CODE}, status=201)
+        game_id = game["id"]
+        assert game["status"] == "playing" and game["seq"] == 0 and game["ranked"] is False
+        game_path = f"/ws/games/{game_id}/"
+        today = dt.datetime.now(dt.UTC).date().isoformat()
+
+        # 3. P's socket on A; S's socket and a leaderboard subscriber on B.
+        p_ws = open_socket(a.port, game_path, p)
+        sockets.append(p_ws)
+        player = Player(p_ws)
+        assert player.snapshot()["v"] == 0
+        s_ws = open_socket(b.port, game_path, s)
+        sockets.append(s_ws)
+        watcher = Spectator(s_ws)
+        assert watcher.first_snapshot()["v"] == 0
+        board_ws = open_socket(b.port, f"/ws/leaderboard/{today}/{VARIANT}/", None)
+        sockets.append(board_ws)
+        subscribed = next(messages(board_ws, "subscribed"))
+        assert subscribed == {"type": "subscribed", "date": today, "variant": VARIANT}
+
+        # 4. The first half, each action acknowledged; S sees v = 1, 2, … from B.
+        for seq in range(half):
+            player.play(seq, winning[seq])
+            watcher.sync_to(seq + 1, heal=False)
+        assert watcher.states == list(range(1, half + 1))
+
+        # 5. A dies with an action in flight; P reconnects to the restarted A and
+        # resends it with the same seq: applied once, whatever happened.
+        def crash_and_resume(seq: int, *, committed: bool) -> bool:
+            """Send action ``seq`` and SIGKILL A: at once (``committed`` False: its
+            fate unknown), or once B has broadcast its commit but before P read
+            the ack. Returns whether it had been applied before the kill."""
+            nonlocal p_ws, player
+            player.send(seq, winning[seq])
+            if committed:
+                watcher.sync_to(seq + 1, heal=False)
+            a.kill()
+            close_quietly(p_ws)
+            sockets.remove(p_ws)
+            a.start()
+            a.wait_until_up()
+            p_ws = reconnect(a.port, game_path, p)
+            sockets.append(p_ws)
+            player = Player(p_ws)
+            v = player.snapshot()["v"]
+            assert v in (seq, seq + 1), f"snapshot v {v} after sending seq {seq}"
+            assert v == seq + 1 or not committed, f"B showed v {seq + 1}, A's snapshot {v}"
+            applied = v == seq + 1
+            player.send(seq, winning[seq])  # the same seq again: applied at most once
+            ack = player.ack(seq)
+            assert ack["duplicate"] is applied, (v, ack)
+            assert ack["v"] == seq + 1 and ack["game"]["seq"] == seq + 1, ack
+            # An older action resent is acknowledged as a duplicate too, changing nothing.
+            player.send(seq - 1, winning[seq - 1])
+            again = player.ack(seq - 1)
+            assert again["duplicate"] is True, again
+            assert again["v"] == seq + 1 and again["game"]["seq"] == seq + 1, again
+            watcher.sync_to(seq + 1, heal=True)
+            return applied
+
+        applied = crash_and_resume(half, committed=False)
+        later = (half + len(winning)) // 2
+        for seq in range(half + 1, later):
+            player.play(seq, winning[seq])
+            watcher.sync_to(seq + 1, heal=True)
+        assert crash_and_resume(later, committed=True) is True
+        print(f"in flight at the first kill: applied {applied}; healed {watcher.healed}")
+
+        # The rest of the line, through the restarted A, to the win.
+        for seq in range(later + 1, len(winning)):
+            last = player.play(seq, winning[seq])
+            watcher.sync_to(seq + 1, heal=True)
+        assert last["game"]["status"] == "won" and last["game"]["score"] == 520, last["game"]
+
+        # 6. Read back through B: won, the replay is exactly the line, once.
+        final = p.expect(b.port, "GET", f"/api/games/{game_id}/")
+        assert final["status"] == "won" and final["won"] is True
+        assert final["score"] == 520 and final["seq"] == len(winning)
+        replay = p.expect(b.port, "GET", f"/api/games/{game_id}/replay/")
+        assert replay["actions"] == winning
+        assert len(replay["log"]) == len(winning) and replay["log"][-1]["score"] == 520
+        # S: versions strictly increasing, every one of 1..N seen (or healed by a snapshot).
+        assert watcher.states == sorted(set(watcher.states)), watcher.states
+        assert watcher.covered == set(range(1, len(winning) + 1)), watcher.healed
+        assert watcher.v == len(winning)
+        with psycopg.connect(
+            db_url.replace("postgres://", "postgresql://"), connect_timeout=5
+        ) as c:
+            count, distinct, low, high = c.execute(
+                "SELECT count(*), count(DISTINCT seq), min(seq), max(seq)"
+                " FROM games_action WHERE attempt_id = %s",
+                [game_id],
+            ).fetchone()
+        assert (count, distinct, low, high) == (len(winning), len(winning), 0, len(winning) - 1)
+
+        # 7. T's ranked daily: started on B, resigned through the restarted A; the
+        # subscriber on B hears of it (A → Redis → B).
+        daily = t.expect(b.port, "POST", "/api/games/", {"daily": VARIANT}, status=201)
+        assert daily["ranked"] is True and daily["daily"] == today
+        resigned = t.expect(a.port, "POST", f"/api/games/{daily['id']}/resign/")
+        assert resigned["status"] == "resigned"
+        for message in messages(board_ws, f"leaderboard rows for {t.username}"):
+            assert message["type"] == "rows", message
+            mine = [row for row in message["rows"] if row["player"] == t.username]
+            if mine:
+                break
+        assert message["date"] == today and message["variant"] == VARIANT
+        assert message["count"] >= 1
+        row = mine[0]
+        assert row["status"] == "resigned" and row["won"] is False and row["rank"] >= 1
+        assert row["replay"] is None
+    except ConnectionClosed as exc:
+        logs = f"--- A ---\n{a.tail()}\n--- B ---\n{b.tail()}"
+        raise AssertionError(f"a socket closed unexpectedly: {exc!r}\n{logs}") from exc
+    finally:
+        for ws in sockets:
+            close_quietly(ws)
+        a.stop()
+        b.stop()
+        if created:
+            # FORCE (PostgreSQL 13+) ends connections the killed daphne left open.
+            admin_sql(f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)")
+        store.flushdb()
+        store.close()
