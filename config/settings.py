@@ -5,7 +5,7 @@
 | ``DEBUG`` | ``1`` turns debug on | off |
 | ``SECRET_KEY`` | required unless ``DEBUG`` | a fixed development key, debug only |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
-| ``REDIS_URL`` | e.g. ``redis://127.0.0.1:6379/0``: cache, sessions, throttles, channel layer | in-process |
+| ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
 | ``ALLOWED_HOSTS`` | comma-separated | ``localhost,127.0.0.1,[::1]`` |
 | ``CSRF_TRUSTED_ORIGINS`` | comma-separated origins behind a proxy | none |
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |

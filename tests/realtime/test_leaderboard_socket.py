@@ -1,0 +1,250 @@
+"""``/ws/leaderboard/{date}/{variant}/`` against games/websocket.md: a subscriber of a
+day's board hears each ranked attempt on that deal finish, and nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from asgiref.sync import sync_to_async
+
+from games.dailies import deal_get, utc_today
+from games.engine import GameCode, Move, Stock
+from games.models import DailyDeal
+from tests.engine.search import find_win
+
+from .conftest import Socket, socket_for
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+WIN_CODE = "SH1-C4-AAAAAAE"  # 96 actions to a win, 520 points
+PRACTICE_WIN = "SH1-C4-AAAAAJ2"  # won by the search too
+ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "status", "verified", "replay"}
+
+
+@functools.cache
+def line_of(code: str) -> tuple[Move | Stock, ...]:
+    line = find_win(code)
+    assert line is not None
+    return tuple(line)
+
+
+@pytest_asyncio.fixture
+async def sockets():
+    opened: list[Socket] = []
+
+    def open_socket(path: str, client: Any = None) -> Socket:
+        sock = socket_for(path, client)
+        opened.append(sock)
+        return sock
+
+    yield open_socket
+    await asyncio.gather(*(sock.disconnect() for sock in opened), return_exceptions=True)
+
+
+async def new_player(make_player: Callable[..., Any]) -> Any:
+    return await sync_to_async(make_player)()
+
+
+async def start(client: Any, **body: str) -> dict[str, Any]:
+    response = await sync_to_async(client.send)("/api/games/", body)
+    assert response.status_code in (200, 201), response.content
+    return response.json()
+
+
+async def http_resign(client: Any, attempt_id: int) -> dict[str, Any]:
+    response = await sync_to_async(client.send)(f"/api/games/{attempt_id}/resign/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def http_play(client: Any, attempt_id: int, actions: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    for seq, action in enumerate(actions):
+        response = client.send(
+            f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action.to_json()}
+        )
+        assert response.status_code == 200, response.content
+        body = response.json()
+    return body
+
+
+async def http_board(client: Any, day: dt.date, variant: str) -> dict[str, Any]:
+    response = await sync_to_async(client.get)(f"/api/leaderboard/{day.isoformat()}/{variant}/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+@sync_to_async
+def make_today_daily(code: str) -> None:
+    """Today's daily deal of that variant is ``code`` (as the daily-deals job would choose
+    a winnable one), so a ranked attempt can be won by a known line."""
+    parsed = GameCode.parse(code)
+    DailyDeal.objects.create(
+        date=utc_today(), variant=parsed.variant_id, deal=deal_get(code=parsed)
+    )
+
+
+async def subscribe(sockets: Any, day: dt.date, variant: str, client: Any = None) -> Socket:
+    sock = sockets(f"/ws/leaderboard/{day.isoformat()}/{variant}/", client)
+    connected, _ = await sock.connect()
+    assert connected
+    first = await sock.recv()
+    assert first == {"type": "subscribed", "date": day.isoformat(), "variant": variant}
+    return sock
+
+
+async def game_socket(sockets: Any, attempt_id: int, client: Any) -> Socket:
+    sock = sockets(f"/ws/games/{attempt_id}/", client)
+    connected, _ = await sock.connect()
+    assert connected
+    assert (await sock.recv())["type"] == "snapshot"
+    return sock
+
+
+async def rows_message(sock: Socket, day: dt.date, variant: str, count: int) -> dict[str, Any]:
+    message = await sock.recv()
+    assert message["type"] == "rows", message
+    assert (message["date"], message["variant"], message["count"]) == (
+        day.isoformat(),
+        variant,
+        count,
+    )
+    assert len(message["rows"]) == 1
+    row = message["rows"][0]
+    assert set(row) == ROW_KEYS
+    assert row["replay"] is None
+    return row
+
+
+def http_row(board: dict[str, Any], player: str) -> dict[str, Any]:
+    found = [r for r in board["results"] if r["player"] == player]
+    assert len(found) == 1, board
+    return {**found[0], "replay": None}
+
+
+# --- tests ----------------------------------------------------------------------------------
+
+
+async def test_subscribing_ping_and_bad_frames(make_player, sockets):
+    today = utc_today()
+    anonymous = await subscribe(sockets, today, "SH1-C4")
+    signed_in = await subscribe(sockets, today, "EH1-N", await new_player(make_player))
+    past = await subscribe(sockets, today - dt.timedelta(days=3), "SH1-C1")
+    sock = sockets(f"/ws/leaderboard/{today.isoformat()}/sh1-c2/")
+    assert (await sock.connect())[0]
+    assert await sock.recv() == {
+        "type": "subscribed",
+        "date": today.isoformat(),
+        "variant": "SH1-C2",
+    }
+
+    for sub in (anonymous, signed_in, past):
+        await sub.send({"type": "ping"})
+        assert await sub.recv() == {"type": "pong"}
+    for frame, code in (
+        ({"text_data": '{"type": "ping"'}, "bad_json"),
+        ({"text_data": "[1]"}, "bad_json"),
+        ({"bytes_data": b'{"type": "ping"}'}, "bad_frame"),
+        ({"text_data": '{"type": "snapshot"}'}, "bad_type"),
+        ({"text_data": '{"seq": 0, "action": {"type": "undo"}}'}, "bad_type"),
+        ({"text_data": '{"type": "ping", "pad": "' + "x" * 70_000 + '"}'}, "too_large"),
+    ):
+        await anonymous.send_to(**frame)
+        message = await anonymous.recv()
+        assert message["type"] == "error" and message["error"]["code"] == code, message
+        assert message["error"]["message"]
+    await anonymous.send({"type": "ping"})
+    assert await anonymous.recv() == {"type": "pong"}
+
+
+async def test_finished_ranked_attempts_reach_that_boards_subscribers_only(make_player, sockets):
+    await make_today_daily(WIN_CODE)
+    today = utc_today()
+    alice, bob, carol, dan = [await new_player(make_player) for _ in range(4)]
+    board = await subscribe(sockets, today, "SH1-C4")
+    board_signed_in = await subscribe(sockets, today, "SH1-C4", dan)
+    others = [
+        await subscribe(sockets, today, "SH1-C2"),
+        await subscribe(sockets, today, "SH1-C1"),
+        await subscribe(sockets, today, "EH1-N"),
+        await subscribe(sockets, today - dt.timedelta(days=1), "SH1-C4"),
+        await subscribe(sockets, today + dt.timedelta(days=1), "SH1-C4"),
+    ]
+
+    # Alice plays a few moves (nothing for the board), then resigns over HTTP.
+    alice_daily = await start(alice, daily="SH1-C4")
+    assert alice_daily["code"] == WIN_CODE and alice_daily["ranked"] is True
+    await sync_to_async(http_play)(alice, alice_daily["id"], line_of(WIN_CODE)[:3])
+    assert await board.receive_nothing(timeout=0.3)
+    resigned = await http_resign(alice, alice_daily["id"])
+    for sub in (board, board_signed_in):
+        row = await rows_message(sub, today, "SH1-C4", count=1)
+        assert row["rank"] == 1 and row["player"] == alice.username
+        assert row["won"] is False and row["status"] == "resigned"
+        assert row["moves"] == resigned["moves"] == 3
+        assert row["score"] == resigned["score"] and row["ms"] == resigned["elapsed_ms"]
+        assert row == http_row(await http_board(alice, today, "SH1-C4"), alice.username)
+
+    # Bob resigns over his game socket.
+    bob_daily = await start(bob, daily="SH1-C4")
+    bob_socket = await game_socket(sockets, bob_daily["id"], bob)
+    await bob_socket.send({"type": "resign"})
+    assert {(await bob_socket.recv())["type"], (await bob_socket.recv())["type"]} == {
+        "ack",
+        "state",
+    }
+    row = await rows_message(board, today, "SH1-C4", count=2)
+    assert row["player"] == bob.username and row["status"] == "resigned"
+    assert row["won"] is False and row["rank"] in (1, 2)
+    assert row == http_row(await http_board(bob, today, "SH1-C4"), bob.username)
+    await rows_message(board_signed_in, today, "SH1-C4", count=2)
+
+    # Carol wins over her game socket: first place.
+    carol_daily = await start(carol, daily="SH1-C4")
+    carol_socket = await game_socket(sockets, carol_daily["id"], carol)
+    for seq, action in enumerate(line_of(WIN_CODE)):
+        await carol_socket.send({"seq": seq, "action": action.to_json()})
+        replies = [await carol_socket.recv(), await carol_socket.recv()]
+        assert {m["type"] for m in replies} == {"ack", "state"}, replies
+    row = await rows_message(board, today, "SH1-C4", count=3)
+    assert row["rank"] == 1 and row["player"] == carol.username
+    assert row["won"] is True and row["status"] == "won" and row["score"] == 520
+    assert row["moves"] == len(line_of(WIN_CODE))
+    assert row == http_row(await http_board(carol, today, "SH1-C4"), carol.username)
+    await rows_message(board_signed_in, today, "SH1-C4", count=3)
+
+    for sub in (board, board_signed_in, *others):
+        assert await sub.receive_nothing(timeout=0.2)
+
+
+async def test_practice_games_and_moves_send_nothing(make_player, sockets):
+    today = utc_today()
+    alice = await new_player(make_player)
+    boards = [await subscribe(sockets, today, v) for v in ("SH1-C4", "SH1-C2", "EH1-N")]
+
+    # A practice game won over HTTP, another resigned over the socket, a third abandoned
+    # mid-way; moves on the ranked daily that do not finish it.
+    won = await start(alice, code=PRACTICE_WIN)
+    body = await sync_to_async(http_play)(alice, won["id"], line_of(PRACTICE_WIN))
+    assert body["status"] == "won" and body["ranked"] is False
+    resigned = await start(alice, random="SH1-C4")
+    sock = await game_socket(sockets, resigned["id"], alice)
+    await sock.send({"type": "resign"})
+    assert {(await sock.recv())["type"], (await sock.recv())["type"]} == {"ack", "state"}
+    await http_resign(alice, (await start(alice, random="EH1-N"))["id"])
+    daily = await start(alice, daily="SH1-C4")
+    target = daily["view"]["targets"][0]
+    move = {"type": "move", "from": target["from"], "to": target["to"][0], "count": 1}
+    response = await sync_to_async(alice.send)(
+        f"/api/games/{daily['id']}/actions/", {"seq": 0, "action": move}
+    )
+    assert response.status_code == 200, response.content
+
+    for sub in boards:
+        assert await sub.receive_nothing(timeout=0.3)
