@@ -124,10 +124,13 @@ else:
 # Websocket groups span every daphne process through Redis; in-memory on the
 # embedded default (one process).
 if REDIS_URL:
+    # Pub/sub: groups are Redis channels, so a broadcast is one PUBLISH and no
+    # consumer polls. Delivery is at most once, which the versioned protocol
+    # already assumes (games/websocket.md).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 500, "expiry": 30},
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
         }
     }
 else:

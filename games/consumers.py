@@ -12,6 +12,7 @@ import json
 import logging
 from typing import Any
 
+from asgiref.sync import ThreadSensitiveContext
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -25,6 +26,7 @@ from .selectors import attempt_json, may_see_moves
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
+
 
 MAX_FRAME = 64 * 1024  # the same limit as an HTTP body (PRODUCT.md)
 
@@ -77,7 +79,11 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.send_json({"type": "pong"})
             return
         try:
-            await self.handle(kind, message)
+            # Like Django does for each HTTP request: this frame's database work
+            # gets a thread of its own, so sockets do not queue behind each other
+            # on Channels' one shared thread.
+            async with ThreadSensitiveContext():
+                await self.handle(kind, message)
         except Exception as exc:
             seq = message.get("seq")
             await self.send_error(exc, **({"seq": seq} if type(seq) is int else {}))

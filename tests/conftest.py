@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
+from django.db import connection, connections
 from rest_framework.test import APIClient
 
 _names = itertools.count()
@@ -43,6 +43,23 @@ class Client(APIClient):
     def send(self, path: str, body: Any = None) -> Any:
         """POST ``body`` as JSON."""
         return self.post(path, body, format="json")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_stray_connections(django_db_setup, django_db_blocker):
+    """Websocket handlers run on threads of their own, and async tests reach Django
+    through asgiref's shared thread; connections those threads leave open would
+    keep the test database from being dropped. End them before it is."""
+    yield
+    with django_db_blocker.unblock():
+        connections.close_all()
+        if uses_postgres():
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+            connection.close()
 
 
 @pytest.fixture(autouse=True)

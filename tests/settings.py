@@ -40,3 +40,8 @@ if os.environ.get("REQUIRE_SERVICES") == "1":
 from config.settings import *  # noqa: E402, F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # fast sign-ups in tests
+
+# Test databases are made and dropped around the run; a process-wide pool would
+# keep connections to them open across that (and across tests' event loops).
+# Daphne-level tests (two daphnes, benchmarks) run config.settings, pool and all.
+DATABASES["default"].get("OPTIONS", {}).pop("pool", None)  # noqa: F405
