@@ -343,15 +343,21 @@ def options(view: dict[str, Any]) -> tuple[list[dict[str, Any]], bool]:
     return forward, stock
 
 
-def stuck(game: dict[str, Any]) -> bool:
-    view = game["view"]
+def blocked(view: dict[str, Any]) -> bool:
     moves, stock = options(view)
     return (not moves and not stock) or (view["variant"].startswith("SH") and view["dead_end"])
 
 
+def stuck(game: dict[str, Any]) -> bool:
+    """Nothing left but giving up: blocked, with nothing to undo. (A blocked player
+    with undo left does what the rules suggest: undoes and tries another way.)"""
+    view = game["view"]
+    return blocked(view) and not view.get("undo")
+
+
 def choose_action(game: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     view = game["view"]
-    if view.get("undo") and rng.random() < UNDO_CHANCE:
+    if view.get("undo") and (blocked(view) or rng.random() < UNDO_CHANCE):
         return {"type": "undo"}
     moves, stock = options(view)
     if stock and (not moves or rng.random() < STOCK_CHANCE):
