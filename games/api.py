@@ -16,6 +16,7 @@ from config.api import StrictCharField, StrictIntegerField, StrictObjectField, S
 
 from .dailies import utc_today
 from .selectors import (
+    applied_json,
     attempt_for_viewer,
     attempt_json,
     attempt_of_player,
@@ -171,14 +172,7 @@ class ActionsView(APIView):
         applied = attempt_apply_action(
             attempt_id=attempt_id, player=request.user, **data.validated_data
         )
-        return Response(
-            attempt_json(
-                applied.attempt,
-                viewer=request.user,
-                duplicate=applied.duplicate,
-                game=applied.game,
-            )
-        )
+        return Response(applied_json(applied, viewer=request.user))
 
 
 class ResignView(APIView):

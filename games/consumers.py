@@ -22,7 +22,7 @@ from games.engine import EngineError, parse_variant
 from .api import ActionSerializer
 from .models import Attempt
 from .realtime import game_group, leaderboard_group
-from .selectors import attempt_json, may_see_moves
+from .selectors import applied_json, attempt_json, may_see_moves
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
@@ -123,13 +123,12 @@ def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> dict[str, Any]:
     data = ActionSerializer(data=body)
     data.is_valid(raise_exception=True)
     applied = attempt_apply_action(attempt_id=attempt_id, player=user, **data.validated_data)
-    game = attempt_json(applied.attempt, viewer=user, game=applied.game)
     return {
         "type": "ack",
         "seq": data.validated_data["seq"],
         "v": applied.attempt.seq,
         "duplicate": applied.duplicate,
-        "game": game,
+        "game": applied_json(applied, viewer=user),
     }
 
 

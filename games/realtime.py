@@ -53,8 +53,10 @@ def game_event(attempt: Attempt, game: Game) -> dict[str, Any]:
     }
 
 
-def game_changed(attempt: Attempt, game: Game) -> None:
-    publish(game_group(attempt.pk), game_event(attempt, game))
+def game_changed(attempt: Attempt, game: Game) -> dict[str, Any]:
+    event = game_event(attempt, game)
+    publish(game_group(attempt.pk), event)
+    return event
 
 
 def leaderboard_changed(attempt: Attempt) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
@@ -15,6 +15,9 @@ from config.errors import ApiError
 from games.engine import ALL_VARIANTS, Game, load_game, new_game
 
 from .dailies import daily_deal_get, daily_deals_open, utc_today
+
+if TYPE_CHECKING:
+    from .services import Applied
 from .models import Action, Attempt, DailyDeal
 
 Viewer = User | AnonymousUser
@@ -60,6 +63,16 @@ def attempt_json(
         "duplicate": duplicate,
         "view": view,
     }
+
+
+def applied_json(applied: Applied, *, viewer: Viewer) -> dict[str, Any]:
+    """The answer to an applied action: the attempt object the ``state`` broadcast
+    already carried (the player's own view), else built now (a resend)."""
+    if "game" in applied.announced:
+        return dict(applied.announced["game"], duplicate=applied.duplicate)
+    return attempt_json(
+        applied.attempt, viewer=viewer, duplicate=applied.duplicate, game=applied.game
+    )
 
 
 def viewer_finished_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:

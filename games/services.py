@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -112,12 +112,15 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
     attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
 
 
-def _announce(attempt: Attempt, game: Game) -> None:
+def _announce(attempt: Attempt, game: Game) -> dict[str, Any]:
     """After commit — never for a change that was rolled back — tell the game's
-    sockets, and the day's leaderboard when a ranked attempt ends."""
-    transaction.on_commit(lambda: realtime.game_changed(attempt, game))
+    sockets, and the day's leaderboard when a ranked attempt ends. Returns a dict
+    that, once committed, holds the ``state`` event sent (answers reuse it)."""
+    announced: dict[str, Any] = {}
+    transaction.on_commit(lambda: announced.update(realtime.game_changed(attempt, game)))
     if attempt.ranked and attempt.finished:
         transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+    return announced
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,8 @@ class Applied:
     """The engine's game as committed (saves loading it again to answer)."""
     duplicate: bool
     """The action had been applied already (a resend): nothing was applied now."""
+    announced: dict[str, Any] = field(default_factory=dict)
+    """The ``state`` event broadcast after commit (empty for a resend)."""
 
 
 def attempt_apply_action(
@@ -169,8 +174,8 @@ def attempt_apply_action(
         if game.won:
             _finish(attempt, Attempt.Status.WON, now)
         attempt.save(update_fields=[*PLAY_FIELDS, *FINISH_FIELDS] if game.won else PLAY_FIELDS)
-        _announce(attempt, game)
-    return Applied(attempt, game, duplicate=False)
+        announced = _announce(attempt, game)
+    return Applied(attempt, game, duplicate=False, announced=announced)
 
 
 def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
