@@ -28,7 +28,6 @@ import platform
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,12 +36,19 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
-import psycopg
+from servers import (
+    ROOT,
+    VENV_BIN,
+    answers,
+    create_database,
+    drop_database,
+    free_port,
+    percentile,
+    stop,
+    wait_until_up,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
 DB_NAME = "patience_bench"
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/14"
 VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
 TARGETS_MS = {"p50": 5.0, "p99": 20.0}
@@ -54,45 +60,6 @@ MAX_GAME_ACTIONS = 200
 UNDO_CHANCE = 0.05
 SEED = 20240601
 TIMING = re.compile(r"app;dur=([0-9.]+)")
-
-
-def answers(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-# --- the database ------------------------------------------------------------------
-
-
-def admin_sql(sql: str) -> Any:
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        cursor = conn.execute(sql)
-        return cursor.fetchall() if cursor.description else None
-
-
-def drop_database() -> None:
-    # FORCE (PostgreSQL 13+) ends connections a killed server may have left open.
-    admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-
-
-def create_database() -> str:
-    drop_database()
-    admin_sql(f"CREATE DATABASE {DB_NAME}")
-    return str(admin_sql("SELECT version()")[0][0])
 
 
 # --- the client ----------------------------------------------------------------------
@@ -226,35 +193,6 @@ def play(port: int, actions: int, deadline: float) -> dict[str, Any]:
         client.close()
 
 
-def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    limit = time.monotonic() + 30
-    while time.monotonic() < limit:
-        if process.poll() is not None:
-            raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/auth/me/")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return
-            conn.close()
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"daphne did not answer within 30 s:\n{log.read_text()[-3000:]}")
-
-
-def stop(process: subprocess.Popen[bytes] | None) -> None:
-    if process is None or process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
 def report(result: dict[str, Any], *, pg_version: str, redis: bool, requested: int) -> None:
     server, trips = result["server"], result["round_trips"]
     done = len(trips)
@@ -320,7 +258,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
         log = Path(tmp) / "daphne.log"
         try:
-            pg_version = create_database()
+            pg_version = create_database(DB_NAME)
             created = True
             subprocess.run(
                 [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
@@ -343,9 +281,9 @@ def main() -> int:
             result = play(port, args.actions, deadline)
             report(result, pg_version=pg_version, redis=redis, requested=args.actions)
         finally:
-            stop(daphne)
+            stop([daphne] if daphne else [])
             if created:
-                drop_database()
+                drop_database(DB_NAME)
     return 0
 
 

@@ -48,7 +48,6 @@ import random
 import re
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -64,14 +63,22 @@ from urllib.parse import urlsplit
 
 import psycopg
 import redis
+from servers import (
+    ROOT,
+    VENV_BIN,
+    answers,
+    create_database,
+    drop_database,
+    free_port,
+    percentile,
+    stop,
+    wait_until_up,
+)
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.typing import Origin
 
-ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
 DB_NAME = "patience_wsload"
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
 REDIS_URL = "redis://127.0.0.1:6379/12"
 VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
@@ -97,45 +104,6 @@ PASSWORD = "bench horse battery staple"
 ACCESS = re.compile(r"^\S+ - - \[[^]]+\] \"")
 STATE_PREFIX = '{"type": "state"'
 """Broadcasts repeat what the ack said: skipped without parsing (json.dumps' spacing)."""
-
-
-def answers(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-# --- the database and Redis ----------------------------------------------------------
-
-
-def admin_sql(sql: str) -> Any:
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        cursor = conn.execute(sql)
-        return cursor.fetchall() if cursor.description else None
-
-
-def drop_database() -> None:
-    # FORCE (PostgreSQL 13+) ends connections a killed server may have left open.
-    admin_sql(f"DROP DATABASE IF EXISTS {DB_NAME} WITH (FORCE)")
-
-
-def create_database() -> str:
-    drop_database()
-    admin_sql(f"CREATE DATABASE {DB_NAME}")
-    return str(admin_sql("SELECT version()")[0][0])
 
 
 def flush_redis() -> None:
@@ -671,38 +639,6 @@ async def load(
 # --- the run ---------------------------------------------------------------------------
 
 
-def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    limit = time.monotonic() + 30
-    while time.monotonic() < limit:
-        if process.poll() is not None:
-            raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/auth/me/")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return
-            conn.close()
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"daphne did not answer within 30 s:\n{log.read_text()[-3000:]}")
-
-
-def stop(processes: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM to all at once (daphne may wait up to 10 s for its sockets), then kill."""
-    for process in processes:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-    limit = time.monotonic() + 15
-    for process in processes:
-        try:
-            process.wait(timeout=max(0.1, limit - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
 def report(
     result: Result,
     *,
@@ -855,7 +791,7 @@ def main() -> int:
                 }
                 env.pop("DEBUG", None)
                 db_url = DB_URL
-                pg_version = create_database()
+                pg_version = create_database(DB_NAME)
                 created = True
                 flush_redis()
                 flushed = True
@@ -916,7 +852,7 @@ def main() -> int:
         finally:
             stop(daphnes)
             if created:
-                drop_database()
+                drop_database(DB_NAME)
             if flushed:
                 flush_redis()
     return 0

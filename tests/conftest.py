@@ -27,6 +27,21 @@ requires_redis = pytest.mark.skipif(
 )
 
 
+def assert_error(response: Any, status: int | tuple[int, ...], code: str | None = None) -> dict:
+    """``response`` has one of the statuses and the error shape; returns the error."""
+    statuses = (status,) if isinstance(status, int) else status
+    assert response.status_code in statuses, (response.status_code, response.content[:500])
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    body = response.json()
+    assert set(body) == {"error"}, body
+    error = body["error"]
+    assert isinstance(error.get("code"), str) and error["code"], body
+    assert isinstance(error.get("message"), str) and error["message"].strip(), body
+    if code is not None:
+        assert error["code"] == code, body
+    return error
+
+
 class Client(APIClient):
     """A browser-like API client: JSON bodies, CSRF header from the cookie."""
 

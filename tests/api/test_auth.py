@@ -14,28 +14,13 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.models import Action, Attempt
-from tests.conftest import Client, requires_postgres
+from tests.conftest import Client, assert_error, requires_postgres
 
 ME = "/api/auth/me/"
 REGISTER = "/api/auth/register/"
 LOGIN = "/api/auth/login/"
 LOGOUT = "/api/auth/logout/"
 PASSWORD = "correct horse battery"
-
-
-def assert_error(response: Any, status: int | tuple[int, ...], code: str | None = None) -> dict:
-    """``response`` has one of the statuses and the error shape; returns the error."""
-    statuses = (status,) if isinstance(status, int) else status
-    assert response.status_code in statuses, (response.status_code, response.content)
-    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
-    body = response.json()
-    assert set(body) == {"error"}, body
-    error = body["error"]
-    assert isinstance(error.get("code"), str) and error["code"], body
-    assert isinstance(error.get("message"), str) and error["message"].strip(), body
-    if code is not None:
-        assert error["code"] == code, body
-    return error
 
 
 def me(client: APIClient) -> dict:

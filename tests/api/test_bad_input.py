@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from games.dailies import utc_today
 from games.engine import load_game, replay
 from games.models import Action, Attempt
-from tests.conftest import Client
+from tests.conftest import Client, assert_error
 
 CODE = "SH1-C4-AAAAAJ2"
 """t1 ends AH, t2 ends 4H; cells c1 = 2H, c2 = 8D; c3, c4 free."""
@@ -29,21 +29,6 @@ EMPTY_T2 = (
 GOOD_MOVE = {"type": "move", "from": "t1", "to": "c3", "count": 1}
 UNDO_BODY = {"seq": 0, "action": {"type": "undo"}}
 PAD = "x" * 70_000
-
-
-def assert_error(response: Any, status: int | tuple[int, ...], code: str | None = None) -> dict:
-    """``response`` has one of the statuses and the error shape; returns the error."""
-    statuses = (status,) if isinstance(status, int) else status
-    assert response.status_code in statuses, (response.status_code, response.content[:500])
-    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
-    body = response.json()
-    assert set(body) == {"error"}, body
-    error = body["error"]
-    assert isinstance(error.get("code"), str) and error["code"], body
-    assert isinstance(error.get("message"), str) and error["message"].strip(), body
-    if code is not None:
-        assert error["code"] == code, body
-    return error
 
 
 def post_raw(client: Client, path: str, text: str | bytes, content_type: str = "application/json"):
