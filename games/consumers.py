@@ -12,8 +12,7 @@ import json
 import logging
 from typing import Any
 
-from asgiref.sync import ThreadSensitiveContext
-from channels.db import database_sync_to_async
+from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from config.errors import ApiError, describe_error, error_body
@@ -26,6 +25,13 @@ from .selectors import applied_json, attempt_json, may_see_moves
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
+
+
+def database_sync_to_async(func: Any) -> Any:
+    """Run ``func`` (database work) on a worker from a thread pool, closing stale
+    connections around it as Channels does — but not on Channels' one shared
+    thread, where every socket of the process would queue behind the others."""
+    return _database_sync_to_async(func, thread_sensitive=False)
 
 
 MAX_FRAME = 64 * 1024  # the same limit as an HTTP body (PRODUCT.md)
@@ -79,11 +85,7 @@ class JsonSocket(AsyncWebsocketConsumer):
             await self.send_json({"type": "pong"})
             return
         try:
-            # Like Django does for each HTTP request: this frame's database work
-            # gets a thread of its own, so sockets do not queue behind each other
-            # on Channels' one shared thread.
-            async with ThreadSensitiveContext():
-                await self.handle(kind, message)
+            await self.handle(kind, message)
         except Exception as exc:
             seq = message.get("seq")
             await self.send_error(exc, **({"seq": seq} if type(seq) is int else {}))
