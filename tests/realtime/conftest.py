@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
@@ -36,3 +38,19 @@ def socket_for(path: str, client: Any = None, origin: tuple[bytes, bytes] = ORIG
 def realtime_db(transactional_db):
     """Websocket handlers run the service in other threads: they need committed data."""
     return transactional_db
+
+
+async def new_player(make_player: Callable[..., Any]) -> Any:
+    return await sync_to_async(make_player)()
+
+
+async def start(client: Any, **body: str) -> dict[str, Any]:
+    response = await sync_to_async(client.send)("/api/games/", body)
+    assert response.status_code in (200, 201), response.content
+    return response.json()
+
+
+async def http_resign(client: Any, attempt_id: int) -> dict[str, Any]:
+    response = await sync_to_async(client.send)(f"/api/games/{attempt_id}/resign/")
+    assert response.status_code == 200, response.content
+    return response.json()

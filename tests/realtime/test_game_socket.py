@@ -12,7 +12,6 @@ import functools
 import json
 import random
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from games.engine import Game, Move, Stock, new_game
 from games.models import Action, Attempt
 from tests.engine.search import find_win
 
-from .conftest import ORIGIN, Socket, socket_for
+from .conftest import ORIGIN, Socket, http_resign, new_player, socket_for, start
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -87,22 +86,6 @@ async def sockets():
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-async def new_player(make_player: Callable[..., Any]) -> Any:
-    return await sync_to_async(make_player)()
-
-
-async def start(client: Any, **body: str) -> dict[str, Any]:
-    response = await sync_to_async(client.send)("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return response.json()
-
-
-async def http_resign(client: Any, attempt_id: int) -> dict[str, Any]:
-    response = await sync_to_async(client.send)(f"/api/games/{attempt_id}/resign/")
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 @sync_to_async

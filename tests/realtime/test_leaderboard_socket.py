@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import functools
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from games.engine import GameCode, Move, Stock
 from games.models import DailyDeal
 from tests.engine.search import find_win
 
-from .conftest import Socket, socket_for
+from .conftest import Socket, http_resign, new_player, socket_for, start
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -45,22 +44,6 @@ async def sockets():
 
     yield open_socket
     await asyncio.gather(*(sock.disconnect() for sock in opened), return_exceptions=True)
-
-
-async def new_player(make_player: Callable[..., Any]) -> Any:
-    return await sync_to_async(make_player)()
-
-
-async def start(client: Any, **body: str) -> dict[str, Any]:
-    response = await sync_to_async(client.send)("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return response.json()
-
-
-async def http_resign(client: Any, attempt_id: int) -> dict[str, Any]:
-    response = await sync_to_async(client.send)(f"/api/games/{attempt_id}/resign/")
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 def http_play(client: Any, attempt_id: int, actions: Any) -> dict[str, Any]:
