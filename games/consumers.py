@@ -21,7 +21,7 @@ from games.engine import EngineError, parse_variant
 from .api import ActionSerializer
 from .models import Attempt
 from .realtime import game_group, leaderboard_group
-from .selectors import applied_json, attempt_json, may_see_moves
+from .selectors import applied_json, attempt_for_viewer, attempt_json
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
@@ -99,13 +99,8 @@ class JsonSocket(AsyncWebsocketConsumer):
 
 
 def _open_game(attempt_id: int, user: Any) -> tuple[bool, dict[str, Any]]:
-    attempt = Attempt.objects.select_related("player", "daily").filter(pk=attempt_id).first()
-    if attempt is None:
-        raise ApiError(404, "not_found", f"No game {attempt_id}.")
-    is_player = attempt.player_id == user.pk
-    if not is_player and not may_see_moves(attempt=attempt, viewer=user):
-        raise ApiError(403, "spoiler", "Finish your own ranked attempt on this deal first.")
-    return is_player, _snapshot(attempt)
+    attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=user)
+    return attempt.player_id == user.pk, _snapshot(attempt)
 
 
 def _snapshot(attempt: Attempt) -> dict[str, Any]:

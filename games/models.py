@@ -6,6 +6,8 @@ players only ever receive the engine's redacted view of it.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -96,6 +98,10 @@ class Attempt(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.deal.code} by {self.player}"
+
+    def ms_since_start(self, now: dt.datetime) -> int:
+        """Server time since the clock started (RULES.md C11), in ms."""
+        return max(0, int((now - self.started_at).total_seconds() * 1000))
 
     @property
     def finished(self) -> bool:

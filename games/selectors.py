@@ -30,8 +30,7 @@ def _iso(moment: dt.datetime | None) -> str | None:
 def attempt_elapsed_ms(attempt: Attempt, now: dt.datetime | None = None) -> int:
     if attempt.elapsed_ms is not None:
         return attempt.elapsed_ms
-    now = now or timezone.now()
-    return max(0, int((now - attempt.started_at).total_seconds() * 1000))
+    return attempt.ms_since_start(now or timezone.now())
 
 
 def attempt_json(

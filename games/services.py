@@ -109,7 +109,7 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
     attempt.status = status
     attempt.finished_at = now
     # The clock is the server's and stops at the winning move or the resignation (C11).
-    attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
+    attempt.elapsed_ms = attempt.ms_since_start(now)
 
 
 def _announce(attempt: Attempt, game: Game) -> dict[str, Any]:
@@ -143,7 +143,8 @@ def attempt_apply_action(
     with transaction.atomic():
         attempt = _locked_attempt(attempt_id=attempt_id, player=player)
         game = load_game(attempt.state)
-        sent = action_from_json(action, game.piles).to_json()
+        parsed = action_from_json(action, game.piles)
+        sent = parsed.to_json()
         if seq < attempt.seq:
             done = Action.objects.filter(attempt=attempt, seq=seq).first()
             if done is not None and done.sent == sent:
@@ -157,14 +158,14 @@ def attempt_apply_action(
             )
         if attempt.finished:
             raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
-        resolved = game.apply(action_from_json(sent, game.piles))
+        resolved = game.apply(parsed)
         now = timezone.now()
         Action.objects.create(
             attempt=attempt,
             seq=seq,
             sent=sent,
             action=resolved.to_json(),
-            ms=max(0, int((now - attempt.started_at).total_seconds() * 1000)),
+            ms=attempt.ms_since_start(now),
             score=game.score,
             moves=game.moves,
         )
