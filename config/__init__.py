@@ -1,0 +1,4 @@
+# The Celery app is loaded with Django, so ``@shared_task`` tasks bind to it.
+from .celery import app as celery_app
+
+__all__ = ["celery_app"]

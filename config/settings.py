@@ -12,12 +12,14 @@
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per-address throttles | ``10/min``, ``20/hour`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
+| ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
 """
 
 import os
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -135,6 +137,57 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Celery (config/celery.py): broker and results on Redis; on the embedded default
+# there is no broker and every task runs in-process, at once (PRODUCT.md Shape).
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL or None
+CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_EAGER", default=not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_IGNORE_RESULT = True  # tasks write their results to the database
+CELERY_TASK_SOFT_TIME_LIMIT = 240
+CELERY_TASK_TIME_LIMIT = 300
+# A task is acknowledged when it has run, not when it was received: a worker
+# killed mid-task leaves it on the queue for the next one (every task is
+# idempotent, so running one twice is harmless).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Longer than the longest task, or Redis hands a running task to a second worker.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Queuing happens after a request's commit: with Redis away, give up within a
+# second (logged; the beat jobs catch up) rather than hold the answer.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE = {
+    # Today's and the next two days' daily deals, proven winnable (games/dailies.py).
+    # Hourly, so a failed run is retried; a day already prepared is left as it is.
+    "prepare-daily-deals": {
+        "task": "games.tasks.prepare_daily_deals",
+        "schedule": crontab(minute=1),
+    },
+    # Close daily attempts whose UTC day has ended and practice games idle for 7 days.
+    "close-stale-attempts": {
+        "task": "games.tasks.close_stale_attempts",
+        "schedule": crontab(minute=2),
+    },
+    # Re-queue replay checks that never ran (a lost message, a worker down for long).
+    "verify-pending-attempts": {
+        "task": "games.tasks.verify_pending_attempts",
+        "schedule": crontab(minute="*/10"),
+    },
+}
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = "UTC"  # daily deals follow the UTC day

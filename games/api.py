@@ -80,6 +80,7 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
     moves = serializers.IntegerField()
     won = serializers.BooleanField()
     verified = serializers.BooleanField(allow_null=True)
+    unwinnable = serializers.BooleanField(help_text="the solver proved this position lost")
     duplicate = serializers.BooleanField()
     view = serializers.JSONField(help_text="State JSON (player's view) plus 'targets'")
 
@@ -97,6 +98,7 @@ class DailySerializer(serializers.Serializer):
             "attempt": serializers.IntegerField(allow_null=True),
             "score": serializers.IntegerField(allow_null=True),
             "par": serializers.IntegerField(allow_null=True),
+            "proven": serializers.BooleanField(),
             "leaderboard": serializers.CharField(),
         },
         many=True,

@@ -1,6 +1,18 @@
-"""Deals and daily deals: which deal a day plays, created on demand (PRODUCT.md).
+"""Deals and daily deals: which deal a day plays, proven winnable (issue 5).
 
-Used by the writes (``services``) and the reads (``selectors``) alike.
+The preparation job (``daily_deals_prepare``, run by Celery beat and by
+``manage.py prepare_dailies``) picks each day's deals ahead of time: candidate
+numbers come from a keyed hash of the date and the server's secret, so future
+deals cannot be guessed from the code, and the first candidate a solver proves
+winnable becomes the day's deal, stored with the solver's line and its length
+("par", the best known line — not necessarily the shortest). Everything is
+decided by the secret, the date and node budgets, never by the clock, so a
+second run (another worker, a retry) picks the same deals and changes nothing.
+
+Reading a day that the job has not prepared (``daily_deal_get``) never waits
+for a solver: it takes the first candidate unproven and logs it — the day is
+never left without a deal. Used by the writes (``services``) and the reads
+(``selectors``) alike.
 """
 
 from __future__ import annotations
@@ -8,15 +20,49 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.engine import GameCode, parse_variant
+from games.engine import ALL_VARIANTS, GameCode, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
+from games.engine.solver import Outcome, solve
 
 from .models import DailyDeal, Deal
+
+log = logging.getLogger(__name__)
+
+DAYS_AHEAD = 3
+"""Today and the next two days are prepared."""
+
+
+@dataclass(frozen=True)
+class Effort:
+    """How hard the job tries for one day and variant."""
+
+    nodes: int
+    """Positions one candidate's search may expand."""
+    candidates: int
+    """Candidates tried before settling for the best unknown."""
+    seconds: float
+    """A safety stop for the whole variant should the solver be far slower than
+    measured (``bench/solver.py``); the node budgets, not this, decide normally."""
+
+
+EFFORT = {
+    # Most 4-cell deals are winnable; with 2 cells about 1 in 10 and with 1 cell
+    # about 1 in 50, so the hard variants settle many candidates (mostly by
+    # proving them unwinnable) before one is proven winnable.
+    "SH1-C4": Effort(nodes=200_000, candidates=20, seconds=30),
+    "SH1-C2": Effort(nodes=100_000, candidates=200, seconds=30),
+    "SH1-C1": Effort(nodes=100_000, candidates=600, seconds=40),
+    "EH1-N": Effort(nodes=100_000, candidates=20, seconds=30),
+}
 
 
 def utc_today() -> dt.date:
@@ -30,29 +76,143 @@ def deal_get(*, code: GameCode) -> Deal:
     return deal
 
 
-def daily_number(*, date: dt.date, variant: str) -> int:
-    """Today's deal number: a keyed hash of the date, so it cannot be guessed from
-    the code. The background job of the daily-deals issue replaces the choice
-    with proven-winnable deals; this stays the fallback."""
-    digest = hmac.new(
-        settings.SECRET_KEY.encode(), f"daily:{date.isoformat()}:{variant}".encode(), hashlib.sha256
-    ).digest()
-    return int.from_bytes(digest[:8], "big") % MAX_DEAL + 1
+def _canonical(variant: str) -> tuple[str, str]:
+    game, letter = parse_variant(variant)
+    return game, f"{game}-{letter}"
+
+
+def daily_candidates(*, date: dt.date, variant: str) -> Iterator[GameCode]:
+    """The deals ``date`` may play in ``variant``, in the order they are tried:
+    a keyed hash of the date (the server's secret is the key)."""
+    game, variant = _canonical(variant)
+    letter = variant.split("-")[1]
+    for index in range(MAX_DEAL):
+        digest = hmac.new(
+            settings.SECRET_KEY.encode(),
+            f"daily:{date.isoformat()}:{variant}:{index}".encode(),
+            hashlib.sha256,
+        ).digest()
+        yield GameCode(game, letter, int.from_bytes(digest[:8], "big") % MAX_DEAL + 1)
+
+
+def _taken(code: GameCode, date: dt.date) -> bool:
+    """Another daily deal already deals these cards: the shuffle's seed leaves the
+    cell count out (RULES.md C1), so SH1-C4 and SH1-C1 of one number are one deal."""
+    return (
+        DailyDeal.objects.filter(
+            deal__number=code.number, deal__variant__startswith=f"{code.game}-"
+        )
+        .exclude(date=date, variant=code.variant_id)
+        .exists()
+    )
+
+
+@dataclass(frozen=True)
+class Choice:
+    code: GameCode
+    proof: list[dict[str, object]] | None
+    tried: int
+
+
+def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = None) -> Choice:
+    """Try the day's candidates in order; the first one a solver proves winnable
+    wins, else the first one whose search ran out of budget (never one proven
+    unwinnable while another is left), else the first candidate."""
+    _, variant = _canonical(variant)
+    effort = effort or EFFORT[variant]
+    started = time.perf_counter()
+    fallback: GameCode | None = None
+    first: GameCode | None = None
+    tried = 0
+    for code in daily_candidates(date=date, variant=variant):
+        if tried >= effort.candidates or time.perf_counter() - started > effort.seconds:
+            break
+        if _taken(code, date):
+            continue
+        tried += 1
+        first = first or code
+        game = new_game(code)
+        result = solve(game, nodes=effort.nodes)
+        if result.outcome is Outcome.SOLVED:
+            for action in result.line:  # the engine is the judge of the proof
+                game.apply(action)
+            if game.won:
+                return Choice(code, [a.to_json() for a in result.line], tried)
+            log.error("solver line for %s does not win in the engine", code)
+        elif result.outcome is Outcome.UNKNOWN and fallback is None:
+            fallback = code
+    chosen = fallback or first
+    assert chosen is not None
+    log.warning(
+        "no winnable deal proven for %s %s after %d candidates (%.1f s): %s is unproven",
+        date,
+        variant,
+        tried,
+        time.perf_counter() - started,
+        chosen,
+    )
+    return Choice(chosen, None, tried)
+
+
+def _store(*, date: dt.date, variant: str, choice: Choice) -> DailyDeal:
+    proof = choice.proof
+    try:
+        with transaction.atomic():
+            return DailyDeal.objects.create(
+                date=date,
+                variant=variant,
+                deal=deal_get(code=choice.code),
+                proven=proof is not None,
+                proof=proof,
+                par=len(proof) if proof is not None else None,
+                tried=choice.tried,
+            )
+    except IntegrityError:  # another worker or request stored the day first
+        return DailyDeal.objects.select_related("deal").get(date=date, variant=variant)
+
+
+def daily_deal_prepare(*, date: dt.date, variant: str, effort: Effort | None = None) -> DailyDeal:
+    """The daily deal of ``date`` and ``variant``, chosen and proven now if it
+    does not exist yet. A day once stored is never changed: players may have
+    started it."""
+    _, variant = _canonical(variant)
+    daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
+    if daily is not None:
+        return daily
+    choice = daily_deal_choose(date=date, variant=variant, effort=effort)
+    daily = _store(date=date, variant=variant, choice=choice)
+    log.info(
+        "daily deal %s %s: %s, %s, %d candidate(s) tried",
+        date,
+        variant,
+        daily.deal.code,
+        f"par {daily.par}" if daily.proven else "unproven",
+        daily.tried,
+    )
+    return daily
+
+
+def daily_deals_prepare(*, start: dt.date | None = None, days: int = DAYS_AHEAD) -> list[DailyDeal]:
+    """Every variant's daily deal from ``start`` (today) for ``days`` days."""
+    start = start or utc_today()
+    return [
+        daily_deal_prepare(date=start + dt.timedelta(days=offset), variant=variant)
+        for offset in range(days)
+        for variant in ALL_VARIANTS
+    ]
 
 
 def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
-    """The daily deal of ``date`` and ``variant``, created on demand (PRODUCT.md)."""
-    game, variant_letter = parse_variant(variant)
-    variant = f"{game}-{variant_letter}"
+    """The daily deal of ``date`` and ``variant`` (PRODUCT.md: created on demand
+    if the job has not made it yet). On demand nothing is solved — a request
+    never waits for a solver — so the day takes its first candidate, unproven."""
+    _, variant = _canonical(variant)
     daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
-    if daily:
+    if daily is not None:
         return daily
-    code = GameCode(game, variant_letter, daily_number(date=date, variant=variant))
-    try:
-        with transaction.atomic():
-            return DailyDeal.objects.create(date=date, variant=variant, deal=deal_get(code=code))
-    except IntegrityError:  # another request made it first
-        return DailyDeal.objects.select_related("deal").get(date=date, variant=variant)
+    code = next(c for c in daily_candidates(date=date, variant=variant) if not _taken(c, date))
+    log.warning("daily deal %s %s made on demand, unproven: is beat running?", date, variant)
+    return _store(date=date, variant=variant, choice=Choice(code, None, 0))
 
 
 def daily_deals_open(*, deal: Deal) -> list[DailyDeal]:

@@ -40,7 +40,14 @@ class DailyDeal(models.Model):
     date = models.DateField()
     variant = models.CharField(max_length=8, choices=VARIANT_CHOICES)
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="dailies")
-    par = models.PositiveIntegerField(null=True, blank=True, help_text="best known line length")
+    par = models.PositiveIntegerField(
+        null=True, blank=True, help_text="length of the solver's winning line: best known"
+    )
+    proven = models.BooleanField(default=False, help_text="a solver line wins it")
+    proof = models.JSONField(
+        null=True, blank=True, help_text="the solver's winning line: never sent to a player"
+    )
+    tried = models.PositiveIntegerField(default=1, help_text="candidate deals tried")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["date", "variant"], name="daily_per_day")]
@@ -79,6 +86,9 @@ class Attempt(models.Model):
     elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
     verified = models.BooleanField(
         null=True, blank=True, help_text="replay check: empty = pending, false = failed"
+    )
+    lost_seq = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the solver proved the position after this seq lost"
     )
 
     class Meta:

@@ -60,7 +60,8 @@ def game_changed(attempt: Attempt, game: Game) -> dict[str, Any]:
 
 
 def leaderboard_changed(attempt: Attempt) -> None:
-    """A ranked attempt finished: tell the day's leaderboard subscribers its row."""
+    """A ranked attempt finished or its replay check ended: tell the day's
+    leaderboard subscribers its row, or that it left the board (a failed check)."""
     from leaderboard.selectors import ranked_attempts, result_json, viewer_row
 
     daily = attempt.daily
@@ -73,10 +74,22 @@ def leaderboard_changed(attempt: Attempt) -> None:
     except Exception:
         log.warning("leaderboard broadcast for %s failed", attempt.pk, exc_info=True)
         return
-    if row is None:  # e.g. a result whose replay check failed is not on the board
+    group = leaderboard_group(daily.date, daily.variant)
+    if row is None:  # a result whose replay check failed is not on the board
+        if attempt.finished and attempt.verified is False:
+            publish(
+                group,
+                {
+                    "type": "removed",
+                    "date": daily.date.isoformat(),
+                    "variant": daily.variant,
+                    "count": count,
+                    "player": attempt.player.get_username(),
+                },
+            )
         return
     publish(
-        leaderboard_group(daily.date, daily.variant),
+        group,
         {
             "type": "rows",
             "date": daily.date.isoformat(),

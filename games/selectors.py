@@ -59,6 +59,8 @@ def attempt_json(
         "moves": attempt.moves,
         "won": attempt.won,
         "verified": attempt.verified,
+        # The solver proved this position lost (Seahaven): only ever said with a proof.
+        "unwinnable": attempt.lost_seq is not None and attempt.lost_seq == attempt.seq,
         "duplicate": duplicate,
         "view": view,
     }
@@ -164,7 +166,9 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
                 "status": mine.status if mine else "not_started",
                 "attempt": mine.pk if mine else None,
                 "score": mine.score if mine else None,
+                # The solver's line length: the best known, not necessarily the best.
                 "par": daily.par,
+                "proven": daily.proven,
                 "leaderboard": reverse(
                     "leaderboard", kwargs={"date": date.isoformat(), "variant": variant}
                 ),

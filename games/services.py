@@ -1,27 +1,44 @@
-"""Writes: starting attempts, applying actions, resigning, making daily deals.
+"""Writes: starting attempts, applying actions, resigning; and what the
+background jobs do to attempts: checking finished ones by replay, closing stale
+ones, proving a Seahaven position lost.
 
 Every write that touches an attempt runs in one transaction with the attempt
 row locked, asks the engine, and commits before anyone is told (STYLE.md).
+Tasks are queued on commit too, so none sees a change that was rolled back.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import Game, GameCode, action_from_json, load_game, new_game, parse_variant
+from games.engine import (
+    EngineError,
+    Game,
+    GameCode,
+    Seahaven,
+    action_from_json,
+    load_game,
+    new_game,
+    parse_variant,
+)
 from games.engine.codes import MAX_DEAL
+from games.engine.solver import Outcome, solve
 
 from . import realtime
 from .dailies import daily_deal_get, daily_deals_open, deal_get, utc_today
 from .models import Action, Attempt, DailyDeal, Deal
+
+log = logging.getLogger(__name__)
 
 
 def _refuse_spoilers(*, player: User, deal: Deal) -> None:
@@ -114,12 +131,20 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
 
 def _announce(attempt: Attempt, game: Game) -> dict[str, Any]:
     """After commit — never for a change that was rolled back — tell the game's
-    sockets, and the day's leaderboard when a ranked attempt ends. Returns a dict
-    that, once committed, holds the ``state`` event sent (answers reuse it)."""
+    sockets, and the day's leaderboard when a ranked attempt ends; queue the
+    replay check of a finished attempt, or the dead-end proof of a Seahaven
+    position worth one. Returns a dict that, once committed, holds the ``state``
+    event sent (answers reuse it)."""
+    from . import tasks
+
     announced: dict[str, Any] = {}
     transaction.on_commit(lambda: announced.update(realtime.game_changed(attempt, game)))
-    if attempt.ranked and attempt.finished:
-        transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+    if attempt.finished:
+        if attempt.ranked:
+            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+        tasks.queue_on_commit(tasks.verify_attempt, attempt.pk)
+    elif isinstance(game, Seahaven) and worth_proving(game):
+        tasks.queue_on_commit(tasks.prove_lost, attempt.pk, attempt.seq)
     return announced
 
 
@@ -158,6 +183,9 @@ def attempt_apply_action(
             )
         if attempt.finished:
             raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+        if attempt.daily is not None and attempt.ranked and attempt.daily.date < utc_today():
+            # The ranked game belongs to its UTC day; the housekeeping job closes it.
+            raise ApiError(409, "day_over", f"The daily deal of {attempt.daily.date} is over.")
         resolved = game.apply(parsed)
         now = timezone.now()
         Action.objects.create(
@@ -189,3 +217,133 @@ def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
         attempt.save(update_fields=FINISH_FIELDS)
         _announce(attempt, load_game(attempt.state))
     return attempt
+
+
+# --- background jobs (games/tasks.py) -----------------------------------------------------
+
+
+def replay_problem(attempt: Attempt) -> str | None:
+    """Why the attempt's stored result does not follow from its action log
+    replayed from the deal through the engine, or None when it does."""
+    game = new_game(attempt.deal.code)
+    actions = list(Action.objects.filter(attempt=attempt).order_by("seq"))
+    if len(actions) != attempt.seq:
+        return f"{len(actions)} actions logged, but seq is {attempt.seq}"
+    last_ms = 0
+    for index, action in enumerate(actions):
+        if action.seq != index:
+            return f"action {index} is missing"
+        try:
+            resolved = game.apply(action_from_json(action.sent, game.piles))
+        except EngineError as exc:
+            return f"action {index} is refused by the engine ({exc.code})"
+        if resolved.to_json() != action.action:
+            return f"action {index} resolves to {resolved.to_json()}, logged {action.action}"
+        if (game.score, game.moves) != (action.score, action.moves):
+            return f"action {index}: score/moves {game.score}/{game.moves} logged otherwise"
+        if action.ms < last_ms:
+            return f"action {index} is logged before the one it follows"
+        last_ms = action.ms
+    if load_game(attempt.state) != game:
+        return "the stored position is not the replayed one"
+    if (game.won, game.score, game.moves) != (attempt.won, attempt.score, attempt.moves):
+        return "the stored result is not the replayed one"
+    if game.won != (attempt.status == Attempt.Status.WON):
+        return f"status {attempt.status} but the replay {'wins' if game.won else 'does not win'}"
+    return None
+
+
+def attempt_verify(*, attempt_id: int) -> bool | None:
+    """Replay a finished attempt's action log and record whether it matches what
+    was stored (PRODUCT.md, anti-cheat); a failed one leaves the leaderboard.
+    Returns the verdict (None: no such finished attempt). Safe to run twice."""
+    attempt = (
+        Attempt.objects.select_related("deal", "daily", "player").filter(pk=attempt_id).first()
+    )
+    if attempt is None or not attempt.finished:
+        return None
+    problem = replay_problem(attempt)
+    verified = problem is None
+    if problem is not None:
+        log.warning("attempt %s failed its replay check: %s", attempt_id, problem)
+    with transaction.atomic():
+        changed = (
+            Attempt.objects.filter(pk=attempt_id)
+            .filter(Q(verified__isnull=True) | Q(verified=not verified))
+            .update(verified=verified)
+        )
+        if changed and attempt.ranked:
+            attempt.verified = verified
+            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+    return verified
+
+
+STALE_PRACTICE = dt.timedelta(days=7)
+
+
+def _day_end(date: dt.date) -> dt.datetime:
+    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+
+
+def attempts_close_stale(*, now: dt.datetime | None = None) -> int:
+    """Close, as abandoned with their current score, the daily attempts still open
+    when their UTC day has ended (the clock stops at the day's end) and practice
+    games untouched for 7 days. Returns how many were closed."""
+    now = now or timezone.now()
+    stale = Q(ranked=True, daily__date__lt=now.astimezone(dt.UTC).date()) | Q(
+        ranked=False, updated_at__lt=now - STALE_PRACTICE
+    )
+    closed = 0
+    for attempt_id in Attempt.objects.filter(stale, status=Attempt.Status.PLAYING).values_list(
+        "pk", flat=True
+    ):
+        with transaction.atomic():
+            # Locked and checked again: the player may have finished it meanwhile.
+            attempt = (
+                Attempt.objects.select_for_update(of=("self",))
+                .select_related("player", "daily")
+                .filter(stale, pk=attempt_id, status=Attempt.Status.PLAYING)
+                .first()
+            )
+            if attempt is None:
+                continue
+            end = min(now, _day_end(attempt.daily.date)) if attempt.daily else now
+            _finish(attempt, Attempt.Status.ABANDONED, end)
+            attempt.save(update_fields=FINISH_FIELDS)
+            _announce(attempt, load_game(attempt.state))
+            closed += 1
+    return closed
+
+
+PROOF_NODES = 30_000
+"""Positions a dead-end proof may search (about a second at most; measured in
+``bench/solver.py``). A search that runs out proves nothing and says nothing."""
+
+
+def worth_proving(game: Seahaven) -> bool:
+    """Whether a position is tight enough that a proof is likely and cheap: every
+    cell is full. Being lost is only ever announced with a proof (issue 5), so
+    skipping the others costs nothing but an earlier notice."""
+    return not game.won and all(game.piles[cell] for cell in game.cells)
+
+
+def attempt_prove_lost(*, attempt_id: int, seq: int) -> bool:
+    """Search the attempt's position after action ``seq`` for a win; if the
+    solver proves there is none, record it and tell the game's sockets ("this
+    position can no longer be won"). Anything less — a win found, the budget
+    spent, the game moved on — records and says nothing, so the player learns
+    no more than the proof (issue 5). Returns whether it was proven lost."""
+    attempt = Attempt.objects.select_related("player", "daily").filter(pk=attempt_id).first()
+    if attempt is None or attempt.seq != seq or attempt.finished or attempt.lost_seq == seq:
+        return False
+    game = load_game(attempt.state)
+    if solve(game, nodes=PROOF_NODES).outcome is not Outcome.UNWINNABLE:
+        return False
+    with transaction.atomic():
+        if not Attempt.objects.filter(pk=attempt_id, seq=seq, status=Attempt.Status.PLAYING).update(
+            lost_seq=seq
+        ):
+            return False  # the player moved on meanwhile
+        attempt.lost_seq = seq
+        transaction.on_commit(lambda: realtime.game_changed(attempt, game))
+    return True

@@ -27,6 +27,7 @@ ROW = inline_serializer(
         "moves": serializers.IntegerField(),
         "status": serializers.CharField(),
         "verified": serializers.BooleanField(),
+        "pending": serializers.BooleanField(),
         "replay": serializers.CharField(allow_null=True),
     },
 )

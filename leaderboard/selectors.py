@@ -67,7 +67,9 @@ def result_json(attempt: Attempt, *, show_replay: bool) -> dict[str, Any]:
         "ms": attempt.elapsed_ms,
         "moves": attempt.moves,
         "status": attempt.status,
+        # Checked by replaying its actions (PRODUCT.md); pending until the check has run.
         "verified": attempt.verified is True,
+        "pending": attempt.verified is None,
         "replay": replay_url(attempt.pk) if show_replay else None,
     }
 

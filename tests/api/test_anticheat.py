@@ -20,7 +20,7 @@ import pytest
 from accounts.models import User
 from games.dailies import daily_deal_get, utc_today
 from games.engine import Game, encode_deal, load_game, new_game
-from games.models import Action, Attempt
+from games.models import Action, Attempt, DailyDeal
 from games.services import _create_attempt
 from tests.conftest import Client
 
@@ -423,8 +423,7 @@ def test_the_ranked_attempt_cannot_be_restarted(player):
 
 def test_a_past_days_finished_replay_is_open_to_every_player(make_player, anon):
     owner, other = make_player(), make_player()
-    yesterday = utc_today() - dt.timedelta(days=1)
-    daily = daily_deal_get(date=yesterday, variant="SH1-C4")
+    daily = daily_deal_get(date=utc_today(), variant="SH1-C4")
     row = _create_attempt(
         player=User.objects.get(username=owner.username), deal=daily.deal, daily=daily
     )
@@ -433,6 +432,8 @@ def test_a_past_days_finished_replay_is_open_to_every_player(make_player, anon):
     move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
     assert act(owner, row.pk, 0, move).status_code == 200
     resign(owner, row.pk)
+    # The day goes by.
+    DailyDeal.objects.filter(pk=daily.pk).update(date=utc_today() - dt.timedelta(days=1))
     for client in (other, owner):
         shown = client.get(f"/api/games/{row.pk}/replay/")
         assert shown.status_code == 200, shown.content

@@ -19,7 +19,7 @@ from games.dailies import daily_deal_get, utc_today
 from games.models import Attempt, DailyDeal
 from games.services import _create_attempt
 
-ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "verified", "replay"}
+ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "verified", "pending", "replay"}
 T0 = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.UTC)
 _bulk = itertools.count()
 
@@ -177,6 +177,7 @@ def test_failed_verification_is_dropped_and_pending_is_not_verified(anon):
     data = board(anon, daily)
     assert order(data) == [(ok.username, 1), (pending.username, 2)]
     assert [row["verified"] for row in data["results"]] == [True, False]
+    assert [row["pending"] for row in data["results"]] == [False, True]
     assert data["count"] == 2
 
 

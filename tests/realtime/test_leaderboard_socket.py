@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 WIN_CODE = "SH1-C4-AAAAAAE"  # 96 actions to a win, 520 points
 PRACTICE_WIN = "SH1-C4-AAAAAJ2"  # won by the search too
-ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "status", "verified", "replay"}
+ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "status", "verified", "pending", "replay"}
 
 
 @functools.cache

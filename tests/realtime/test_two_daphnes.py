@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import hashlib
-import hmac
 import http.client
+import itertools
 import json
 import os
 import secrets
@@ -47,8 +46,10 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from games.engine import GameCode
-from games.engine.codes import MAX_DEAL
+from django.test import override_settings
+
+from games.dailies import daily_candidates
+from games.engine import ALL_VARIANTS, GameCode
 from tests.conftest import requires_postgres, requires_redis
 from tests.engine.search import find_win
 
@@ -74,25 +75,21 @@ def free_port() -> int:
 
 
 def secret_key_for(code: str) -> str:
-    """A SECRET_KEY whose daily deals today (settings-keyed hashes, as in
-    ``games.dailies.daily_number``) do not deal the practice deal's cards: the
-    spoiler rule would then refuse the practice game and the spectator."""
+    """A SECRET_KEY whose daily deals today (the first candidates of
+    ``games.dailies.daily_candidates``, keyed by the secret) do not deal the
+    practice deal's cards: the spoiler rule would then refuse the practice game
+    and the spectator."""
     parsed = GameCode.parse(code)
-    game = parsed.variant_id.split("-")[0]
-    today = dt.datetime.now(dt.UTC).date().isoformat()
+    today = dt.datetime.now(dt.UTC).date()
     while True:
         key = f"e2e-{secrets.token_hex(16)}"
-        numbers = {
-            int.from_bytes(
-                hmac.new(
-                    key.encode(), f"daily:{today}:{game}-{letter}".encode(), hashlib.sha256
-                ).digest()[:8],
-                "big",
-            )
-            % MAX_DEAL
-            + 1
-            for letter in ("C1", "C2", "C4", "N")
-        }
+        with override_settings(SECRET_KEY=key):
+            numbers = {
+                candidate.number
+                for variant in ALL_VARIANTS
+                if variant.startswith(parsed.game)
+                for candidate in itertools.islice(daily_candidates(date=today, variant=variant), 5)
+            }
         if parsed.number not in numbers:
             return key
 

@@ -1,0 +1,30 @@
+"""``manage.py prepare_dailies``: the daily-deal job, on demand (issue 5)."""
+
+import datetime as dt
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from games.dailies import DAYS_AHEAD, daily_deals_prepare
+
+
+class Command(BaseCommand):
+    help = "Choose and prove the daily deals of a day and the days after it (idempotent)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--date", help="first day, YYYY-MM-DD (default: today, UTC)")
+        parser.add_argument("--days", type=int, default=DAYS_AHEAD, help="how many days")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            start = dt.date.fromisoformat(options["date"]) if options["date"] else None
+        except ValueError as exc:
+            raise CommandError(f"--date: {exc}") from exc
+        if options["days"] < 1:
+            raise CommandError("--days must be at least 1")
+        for daily in daily_deals_prepare(start=start, days=options["days"]):
+            proof = f"par {daily.par}" if daily.proven else "UNPROVEN"
+            self.stdout.write(
+                f"{daily.date} {daily.variant:7} {daily.deal.code:16} {proof} "
+                f"({daily.tried} candidate(s) tried)"
+            )

@@ -1,0 +1,68 @@
+"""Background jobs (Celery). Each takes ids, calls one service and is safe to run
+twice; the schedule of the periodic ones is ``CELERY_BEAT_SCHEDULE`` in
+``config/settings.py``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from typing import Any
+
+from celery import Task, shared_task
+from django.db import transaction
+from django.utils import timezone
+
+from . import dailies, services
+from .models import Attempt
+
+log = logging.getLogger(__name__)
+
+
+def queue_on_commit(task: Task, *args: Any) -> None:
+    """``task.delay_on_commit(*args)``, robust: once the change is committed a
+    broker that does not answer must not turn the answer into an error, so a
+    failure to queue is logged (``verify_pending_attempts`` queues lost checks
+    again; a dead-end proof is only ever a bonus)."""
+    transaction.on_commit(lambda: task.delay(*args), robust=True)
+
+
+@shared_task
+def prepare_daily_deals(start: str | None = None, days: int = dailies.DAYS_AHEAD) -> list[str]:
+    """Prove and store the daily deals of ``start`` (ISO date; default today) and
+    the following days. Returns the codes."""
+    first = dt.date.fromisoformat(start) if start else None
+    return [d.deal.code for d in dailies.daily_deals_prepare(start=first, days=days)]
+
+
+@shared_task
+def verify_attempt(attempt_id: int) -> bool | None:
+    return services.attempt_verify(attempt_id=attempt_id)
+
+
+PENDING_GRACE = dt.timedelta(minutes=5)
+
+
+@shared_task
+def verify_pending_attempts() -> int:
+    """Queue the replay check again for finished attempts still pending after a
+    few minutes (a lost message): a safety net, the check itself is idempotent."""
+    pending = Attempt.objects.filter(
+        verified__isnull=True, finished_at__lt=timezone.now() - PENDING_GRACE
+    ).values_list("pk", flat=True)
+    count = 0
+    for attempt_id in pending.iterator():
+        verify_attempt.delay(attempt_id)
+        count += 1
+    if count:
+        log.info("queued %d pending replay checks again", count)
+    return count
+
+
+@shared_task
+def close_stale_attempts() -> int:
+    return services.attempts_close_stale()
+
+
+@shared_task
+def prove_lost(attempt_id: int, seq: int) -> bool:
+    return services.attempt_prove_lost(attempt_id=attempt_id, seq=seq)

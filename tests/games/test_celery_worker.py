@@ -1,0 +1,131 @@
+"""A real Celery worker process on the real Redis runs the replay check (issue 5).
+
+The worker is ``celery -A config worker`` started by the test with the
+production settings (``config.settings``), pointed at pytest's test database
+and a Redis database of its own; the test process queues tasks to it through
+the same broker — the eager mode of the other tests is switched off here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from config.celery import app
+from games.engine import new_game
+from games.engine.solver import solve
+from games.models import Action, Attempt
+from games.tasks import verify_attempt
+from tests.conftest import Client, requires_postgres, requires_redis
+
+pytestmark = [requires_postgres, requires_redis, pytest.mark.django_db(transaction=True)]
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo"]
+WAIT = 60.0
+CODE = "SH1-C4-AAAAAJ2"
+
+
+@pytest.fixture
+def broker() -> Iterator[None]:
+    """Tasks go to the real broker (the tests' Redis), not run in-process; the
+    queue starts empty (nothing left from an earlier run)."""
+    app.control.purge()
+    app.conf.task_always_eager = False
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = True
+
+
+@pytest.fixture
+def worker(broker: None, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    database = connection.settings_dict
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}"
+        f"/{database['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "SECRET_KEY": settings.SECRET_KEY,
+        "CELERY_EAGER": "0",
+    }
+    log_path = tmp_path / "worker.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*WORKER, "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        print(log_path.read_text()[-3000:])  # shown when a test fails
+
+
+def wait_for(predicate: Any, what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def verdict(attempt_id: int) -> bool | None:
+    return Attempt.objects.get(pk=attempt_id).verified
+
+
+def test_the_worker_verifies_a_won_game_and_flags_a_tampered_log(worker, make_player):
+    player: Client = make_player()
+    game = player.send("/api/games/", {"code": CODE}).json()
+    line = solve(new_game(CODE)).line
+    assert line
+    for seq, action in enumerate(line):
+        response = player.send(
+            f"/api/games/{game['id']}/actions/", {"seq": seq, "action": action.to_json()}
+        )
+        assert response.status_code == 200, response.content
+    assert response.json()["status"] == "won"
+    # Finishing queued the check on commit; the worker process runs it.
+    wait_for(lambda: verdict(game["id"]) is not None, "the replay check")
+    assert verdict(game["id"]) is True
+
+    # Someone edits the stored log: the next check flags the result.
+    first = Action.objects.get(attempt_id=game["id"], seq=0)
+    Action.objects.filter(pk=first.pk).update(score=first.score + 10)
+    verify_attempt.delay(game["id"])
+    wait_for(lambda: verdict(game["id"]) is False, "the tampered log to be flagged")
+    assert worker.poll() is None  # the worker is still up
+
+
+def test_a_check_queued_while_no_worker_runs_is_done_when_one_starts(
+    make_player, request: pytest.FixtureRequest
+):
+    player: Client = make_player()
+    game = player.send("/api/games/", {"random": "SH1-C2"}).json()
+    player.send(f"/api/games/{game['id']}/resign/")  # eager here: checked in-process
+    Attempt.objects.filter(pk=game["id"]).update(verified=None)
+    request.getfixturevalue("broker")
+    verify_attempt.delay(game["id"])  # on Redis; no worker consumes it yet
+    time.sleep(0.5)
+    assert verdict(game["id"]) is None
+    request.getfixturevalue("worker")
+    wait_for(lambda: verdict(game["id"]) is True, "the queued check")

@@ -1,0 +1,235 @@
+"""What the background jobs do to attempts (issue 5), run in-process: the replay
+check of finished attempts, closing stale ones, the Seahaven dead-end proof.
+A real Celery worker runs them in ``test_celery_worker.py``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import User
+from games.dailies import daily_deal_get, utc_today
+from games.engine import GameCode, new_game
+from games.engine.solver import Outcome, solve
+from games.models import Action, Attempt
+from games.services import attempt_prove_lost, attempt_verify, attempts_close_stale
+from leaderboard.selectors import leaderboard_for_day, player_record
+from tests.conftest import Client, assert_error
+
+pytestmark = pytest.mark.django_db
+
+
+def start(client: Client, **body: str) -> dict[str, Any]:
+    response = client.send("/api/games/", body)
+    assert response.status_code in (200, 201), response.content
+    return response.json()
+
+
+def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> Any:
+    return client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action})
+
+
+def play_line(client: Client, attempt: dict[str, Any], line: list[dict[str, Any]]) -> dict:
+    body = attempt
+    for seq, action in enumerate(line, start=attempt["seq"]):
+        response = act(client, attempt["id"], seq, action)
+        assert response.status_code == 200, (seq, response.content)
+        body = response.json()
+    return body
+
+
+def winning_line(code: str) -> list[dict[str, Any]]:
+    result = solve(new_game(code))
+    assert result.outcome is Outcome.SOLVED, code
+    return [a.to_json() for a in result.line]
+
+
+WINNABLE = "SH1-C4-AAAAAJ2"
+
+
+# --- the replay check -------------------------------------------------------------------
+
+
+def test_a_won_game_is_verified_once_finished(player, django_capture_on_commit_callbacks):
+    game = start(player, code=WINNABLE)
+    with django_capture_on_commit_callbacks(execute=True):
+        body = play_line(player, game, winning_line(WINNABLE))
+    assert body["status"] == "won"
+    assert Attempt.objects.get(pk=game["id"]).verified is True
+    assert player.get(f"/api/games/{game['id']}/").json()["verified"] is True
+
+
+def test_a_resigned_game_is_verified_too(player, django_capture_on_commit_callbacks):
+    game = start(player, random="EH1-N")
+    act(player, game["id"], 0, {"type": "stock"})
+    with django_capture_on_commit_callbacks(execute=True):
+        player.send(f"/api/games/{game['id']}/resign/")
+    assert Attempt.objects.get(pk=game["id"]).verified is True
+
+
+def finish_daily(client: Client, variant: str = "SH1-C4") -> Attempt:
+    game = start(client, daily=variant)
+    response = client.send(f"/api/games/{game['id']}/resign/")
+    assert response.status_code == 200
+    return Attempt.objects.get(pk=game["id"])
+
+
+def rows(viewer: Any, variant: str = "SH1-C4") -> list[dict[str, Any]]:
+    return leaderboard_for_day(date=utc_today(), variant=variant, viewer=viewer)["results"]
+
+
+def test_the_leaderboard_marks_pending_then_verified(make_player):
+    ada = make_player()
+    attempt = finish_daily(ada)  # on-commit callbacks do not run here: the check is pending
+    user = attempt.player
+    [row] = rows(user)
+    assert row["pending"] is True and row["verified"] is False
+    assert attempt_verify(attempt_id=attempt.pk) is True
+    [row] = rows(user)
+    assert row["pending"] is False and row["verified"] is True
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        "other_action",
+        "score",
+        "missing_action",
+        "extra_result",
+        "won_without_winning",
+    ],
+)
+def test_a_tampered_log_is_flagged_and_leaves_the_leaderboard(make_player, tamper):
+    ada = make_player()
+    game = start(ada, daily="SH1-C4")
+    view = new_game(game["code"])
+    moves = [m.to_json() for m in list(view.legal_moves)[:1]]
+    play_line(ada, game, moves)
+    ada.send(f"/api/games/{game['id']}/resign/")
+    attempt = Attempt.objects.get(pk=game["id"])
+    assert attempt_verify(attempt_id=attempt.pk) is True
+    first = Action.objects.get(attempt=attempt, seq=0)
+    if tamper == "other_action":
+        other = next(m for m in new_game(game["code"]).legal_moves if m.to_json() != moves[0])
+        Action.objects.filter(pk=first.pk).update(sent=other.to_json(), action=other.to_json())
+    elif tamper == "score":
+        Action.objects.filter(pk=first.pk).update(score=first.score + 10)
+        Attempt.objects.filter(pk=attempt.pk).update(score=first.score + 10)
+    elif tamper == "missing_action":
+        first.delete()
+    elif tamper == "extra_result":
+        Attempt.objects.filter(pk=attempt.pk).update(moves=attempt.moves + 1)
+    elif tamper == "won_without_winning":
+        Attempt.objects.filter(pk=attempt.pk).update(status="won", won=True, score=520)
+    assert attempt_verify(attempt_id=attempt.pk) is False
+    assert Attempt.objects.get(pk=attempt.pk).verified is False
+    assert rows(attempt.player) == []
+    assert player_record(username=attempt.player.username)["played"] == 0
+
+
+def test_the_check_is_idempotent_and_ignores_games_in_progress(player):
+    game = start(player, random="SH1-C4")
+    assert attempt_verify(attempt_id=game["id"]) is None  # not finished
+    assert attempt_verify(attempt_id=10**9) is None  # no such attempt
+    player.send(f"/api/games/{game['id']}/resign/")
+    assert attempt_verify(attempt_id=game["id"]) is True
+    assert attempt_verify(attempt_id=game["id"]) is True
+    assert Attempt.objects.get(pk=game["id"]).verified is True
+
+
+# --- housekeeping -----------------------------------------------------------------------
+
+
+def test_daily_attempts_left_open_are_closed_when_their_day_ends(
+    make_player, django_capture_on_commit_callbacks
+):
+    ada = make_player()
+    yesterday = utc_today() - dt.timedelta(days=1)
+    daily = daily_deal_get(date=yesterday, variant="EH1-N")
+    started = dt.datetime.combine(yesterday, dt.time(22), tzinfo=dt.UTC)
+    user = User.objects.get(username=ada.username)
+    game = new_game(daily.deal.code)
+    game.apply(next(iter(game.legal_moves)))
+    open_one = Attempt.objects.create(
+        player=user,
+        deal=daily.deal,
+        daily=daily,
+        ranked=True,
+        state=game.to_json(),
+        started_at=started,
+        score=game.score,
+        moves=game.moves,
+    )
+    todays = start(ada, daily="EH1-N")
+    # Its day is over: the player can no longer act on it.
+    error = assert_error(act(ada, open_one.pk, 0, {"type": "stock"}), 409, "day_over")
+    assert str(yesterday) in error["message"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert attempts_close_stale() == 1
+    closed = Attempt.objects.get(pk=open_one.pk)
+    assert closed.status == "abandoned" and not closed.won
+    assert closed.score == game.score  # closed with its current score
+    end = dt.datetime.combine(utc_today(), dt.time(), tzinfo=dt.UTC)
+    assert closed.finished_at == end
+    assert closed.elapsed_ms == 2 * 3600 * 1000  # the clock stopped at the day's end
+    assert Attempt.objects.get(pk=todays["id"]).status == "playing"
+    # On yesterday's board as not won; in the player's record (no win: no streak).
+    board = leaderboard_for_day(date=yesterday, variant="EH1-N", viewer=user)
+    assert [(r["player"], r["won"], r["status"]) for r in board["results"]] == [
+        (ada.username, False, "abandoned")
+    ]
+    record = player_record(username=ada.username)
+    assert record["played"] == 1 and record["won"] == 0 and record["streak"]["current"] == 0
+    assert attempts_close_stale() == 0  # a second run changes nothing
+
+
+def test_practice_games_idle_for_a_week_are_closed(player):
+    old = start(player, random="SH1-C4")
+    recent = start(player, random="SH1-C4")
+    now = timezone.now()
+    Attempt.objects.filter(pk=old["id"]).update(updated_at=now - dt.timedelta(days=8))
+    Attempt.objects.filter(pk=recent["id"]).update(updated_at=now - dt.timedelta(days=6))
+    assert attempts_close_stale() == 1
+    assert Attempt.objects.get(pk=old["id"]).status == "abandoned"
+    assert Attempt.objects.get(pk=recent["id"]).status == "playing"
+
+
+# --- the dead-end proof (Seahaven) --------------------------------------------------------
+
+
+def lost_deal() -> str:
+    """A one-cell deal the solver proves unwinnable, found by trying numbers."""
+    for number in range(1, 200):
+        code = str(GameCode("SH1", "C1", number))
+        if solve(new_game(code), nodes=30_000).outcome is Outcome.UNWINNABLE:
+            return code
+    raise AssertionError("no provably lost one-cell deal among the first 200")
+
+
+def test_a_proven_lost_position_is_announced(player, django_capture_on_commit_callbacks):
+    code = lost_deal()
+    game = start(player, code=code)
+    assert game["unwinnable"] is False  # nothing is said before a proof
+    move = next(m for m in new_game(code).legal_moves if m.target[0] != "c")
+    with django_capture_on_commit_callbacks(execute=True):
+        body = act(player, game["id"], 0, move.to_json()).json()
+    # The proof runs after the commit (eagerly here): the next read says it.
+    assert body["seq"] == 1
+    after = player.get(f"/api/games/{game['id']}/").json()
+    assert after["unwinnable"] is True
+    assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
+    # Undo goes back to an earlier position: the proof was for another one.
+    undone = act(player, game["id"], 1, {"type": "undo"}).json()
+    assert undone["unwinnable"] is False
+
+
+def test_a_winnable_position_is_never_called_lost(player):
+    game = start(player, code=WINNABLE)
+    move = next(iter(new_game(WINNABLE).legal_moves))
+    act(player, game["id"], 0, move.to_json())
+    assert attempt_prove_lost(attempt_id=game["id"], seq=1) is False
+    assert attempt_prove_lost(attempt_id=game["id"], seq=0) is False  # stale: moved on
+    assert player.get(f"/api/games/{game['id']}/").json()["unwinnable"] is False
