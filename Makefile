@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run deal test lint typecheck pytest bench bench-api bench-ws clean
+.PHONY: run deal test lint typecheck pytest bench bench-api bench-ws bench-solver clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 ## run: the service on the embedded defaults (SQLite, in-process), daphne on :$(PORT)
 run: $(VENV)/.installed
 	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(PY) manage.py prepare_dailies
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 ## deal: print deal CODE (default EH1-N-AAAAAAF) with the engine's command line
@@ -34,7 +35,8 @@ typecheck: $(VENV)/.installed
 pytest: $(VENV)/.installed
 	$(PY) -m pytest
 
-## bench: the engine's speed figures; bench-api: the HTTP API's; bench-ws: websocket load
+## bench: the engine's speed figures; bench-api: the HTTP API's; bench-ws: websocket load;
+## bench-solver: the solvers' (and the daily-deal job's) figures
 bench: $(VENV)/.installed
 	$(PY) bench/engine.py
 
@@ -43,6 +45,9 @@ bench-api: $(VENV)/.installed
 
 bench-ws: $(VENV)/.installed
 	$(PY) bench/ws_load.py
+
+bench-solver: $(VENV)/.installed
+	$(PY) bench/solver.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,10 +11,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from games.dailies import daily_deal_get, utc_today
-from games.engine import GameCode, new_game
+from games.dailies import utc_today
+from games.engine import GameCode, Move, new_game
 from games.engine.solver import Outcome, solve
-from games.models import Action, Attempt
+from games.models import Action, Attempt, DailyDeal
 from games.services import attempt_prove_lost, attempt_verify, attempts_close_stale
 from leaderboard.selectors import leaderboard_for_day, player_record
 from tests.conftest import Client, assert_error
@@ -148,30 +148,28 @@ def test_daily_attempts_left_open_are_closed_when_their_day_ends(
 ):
     ada = make_player()
     yesterday = utc_today() - dt.timedelta(days=1)
-    daily = daily_deal_get(date=yesterday, variant="EH1-N")
-    started = dt.datetime.combine(yesterday, dt.time(22), tzinfo=dt.UTC)
+    game = start(ada, daily="EH1-N")
+    engine = new_game(game["code"])
+    for seq in range(3):
+        move = next(iter(engine.legal_moves))
+        engine.apply(move)
+        assert act(ada, game["id"], seq, move.to_json()).status_code == 200
+    # The day goes by with the game still open; it was started at 22:00.
     user = User.objects.get(username=ada.username)
-    game = new_game(daily.deal.code)
-    game.apply(next(iter(game.legal_moves)))
-    open_one = Attempt.objects.create(
-        player=user,
-        deal=daily.deal,
-        daily=daily,
-        ranked=True,
-        state=game.to_json(),
-        started_at=started,
-        score=game.score,
-        moves=game.moves,
-    )
+    daily = DailyDeal.objects.get(attempts__pk=game["id"])
+    DailyDeal.objects.filter(pk=daily.pk).update(date=yesterday)
+    started = dt.datetime.combine(yesterday, dt.time(22), tzinfo=dt.UTC)
+    Attempt.objects.filter(pk=game["id"]).update(started_at=started)
+    open_one = Attempt.objects.get(pk=game["id"])
     todays = start(ada, daily="EH1-N")
     # Its day is over: the player can no longer act on it.
-    error = assert_error(act(ada, open_one.pk, 0, {"type": "stock"}), 409, "day_over")
+    error = assert_error(act(ada, open_one.pk, 3, {"type": "stock"}), 409, "day_over")
     assert str(yesterday) in error["message"]
     with django_capture_on_commit_callbacks(execute=True):
         assert attempts_close_stale() == 1
     closed = Attempt.objects.get(pk=open_one.pk)
     assert closed.status == "abandoned" and not closed.won
-    assert closed.score == game.score  # closed with its current score
+    assert (closed.score, closed.moves) == (engine.score, 3)  # closed as it stood
     end = dt.datetime.combine(utc_today(), dt.time(), tzinfo=dt.UTC)
     assert closed.finished_at == end
     assert closed.elapsed_ms == 2 * 3600 * 1000  # the clock stopped at the day's end
@@ -183,6 +181,7 @@ def test_daily_attempts_left_open_are_closed_when_their_day_ends(
     ]
     record = player_record(username=ada.username)
     assert record["played"] == 1 and record["won"] == 0 and record["streak"]["current"] == 0
+    assert closed.verified is True  # and checked like any finished game
     assert attempts_close_stale() == 0  # a second run changes nothing
 
 
@@ -200,24 +199,33 @@ def test_practice_games_idle_for_a_week_are_closed(player):
 # --- the dead-end proof (Seahaven) --------------------------------------------------------
 
 
-def lost_deal() -> str:
-    """A one-cell deal the solver proves unwinnable, found by trying numbers."""
-    for number in range(1, 200):
+def lost_deal() -> tuple[str, Move]:
+    """A one-cell deal the solver proves unwinnable with a first move that keeps
+    the cell full and leaves moves to make (not a C10 dead end): only the proof
+    can tell the player it is lost."""
+    for number in range(1, 500):
         code = str(GameCode("SH1", "C1", number))
-        if solve(new_game(code), nodes=30_000).outcome is Outcome.UNWINNABLE:
-            return code
-    raise AssertionError("no provably lost one-cell deal among the first 200")
+        game = new_game(code)
+        for move in game.legal_moves:
+            after = game.copy()
+            after.apply(move)
+            if move.target[0] != "c" and not after.view()["dead_end"]:
+                break
+        else:
+            continue
+        if solve(game, nodes=30_000).outcome is Outcome.UNWINNABLE:
+            return code, move
+    raise AssertionError("no provably lost one-cell deal among the first 500")
 
 
 def test_a_proven_lost_position_is_announced(player, django_capture_on_commit_callbacks):
-    code = lost_deal()
+    code, move = lost_deal()
     game = start(player, code=code)
     assert game["unwinnable"] is False  # nothing is said before a proof
-    move = next(m for m in new_game(code).legal_moves if m.target[0] != "c")
     with django_capture_on_commit_callbacks(execute=True):
         body = act(player, game["id"], 0, move.to_json()).json()
-    # The proof runs after the commit (eagerly here): the next read says it.
-    assert body["seq"] == 1
+    # The proof runs after the commit (in-process here): the next read says it.
+    assert body["seq"] == 1 and body["view"]["dead_end"] is False
     after = player.get(f"/api/games/{game['id']}/").json()
     assert after["unwinnable"] is True
     assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
@@ -233,3 +241,18 @@ def test_a_winnable_position_is_never_called_lost(player):
     assert attempt_prove_lost(attempt_id=game["id"], seq=1) is False
     assert attempt_prove_lost(attempt_id=game["id"], seq=0) is False  # stale: moved on
     assert player.get(f"/api/games/{game['id']}/").json()["unwinnable"] is False
+
+
+def test_checks_still_pending_after_a_while_are_queued_again(player):
+    """The safety net for a lost message: ``verify_pending_attempts`` (beat)."""
+    from games.tasks import verify_pending_attempts
+
+    fresh, late = start(player, random="SH1-C4"), start(player, random="SH1-C4")
+    for game in (fresh, late):
+        player.send(f"/api/games/{game['id']}/resign/")  # on-commit: not run in this test
+    Attempt.objects.filter(pk=late["id"]).update(
+        finished_at=timezone.now() - dt.timedelta(minutes=10)
+    )
+    assert verify_pending_attempts() == 1  # tasks run in-process in the tests
+    assert Attempt.objects.get(pk=late["id"]).verified is True
+    assert Attempt.objects.get(pk=fresh["id"]).verified is None

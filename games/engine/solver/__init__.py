@@ -61,12 +61,13 @@ class Budget:
 
 def solve(game: Game, *, nodes: int = 200_000, seconds: float | None = None) -> Solution:
     """Search ``game``'s current position for a win within the budget."""
-    from .easy_harp import solve_easy_harp
-    from .seahaven import solve_seahaven
-
     budget = Budget(nodes=nodes, seconds=seconds)
     if game.code.game == "SH1":
+        from .seahaven import solve_seahaven
+
         return solve_seahaven(game, budget)
+    from .easy_harp import solve_easy_harp
+
     return solve_easy_harp(game, budget)
 
 
