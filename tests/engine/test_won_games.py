@@ -1,8 +1,7 @@
 """Whole games played to a win through the engine, one deal per variant.
 
-The winning line is found at test time by the small search of ``search.py``
-(only the deal numbers are fixed here, picked because the search wins them in
-well under a second), then checked: the final score, every card home, every
+The winning line is found at test time by the product solver (``search.py``;
+only the deal numbers are fixed here), then checked: the final score, every card home, every
 action refused once the game is won (RULES.md C19), :func:`replay` and the
 engine's command line giving the same game.
 """
@@ -36,7 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 RANKS = "A23456789TJQK"
 
 DEALS = {"EH1-N": 24, "SH1-C4": 4, "SH1-C2": 12, "SH1-C1": 625}
-"""A deal per variant that the search wins quickly (found by trying deal numbers)."""
+"""A winnable deal per variant (found by trying deal numbers)."""
 
 CODES = [f"{variant}-{encode_deal(number)}" for variant, number in DEALS.items()]
 
@@ -48,7 +47,7 @@ def won(request: pytest.FixtureRequest) -> tuple[str, Line, Game]:
     """The deal's code, the winning line, and the game played along it step by step."""
     code: str = request.param
     line = find_win(code)
-    assert line is not None, f"the search found no win for {code} within its budget"
+    assert line is not None, f"the solver found no win for {code} within its budget"
     game = new_game(code)
     for index, action in enumerate(line):
         assert not game.won, f"won before the end of the line, at step {index}"

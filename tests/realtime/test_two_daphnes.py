@@ -42,11 +42,10 @@ from typing import Any
 
 import psycopg
 import redis
+from django.test import override_settings
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
-
-from django.test import override_settings
 
 from games.dailies import daily_candidates
 from games.engine import ALL_VARIANTS, GameCode
