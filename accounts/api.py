@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth.models import AnonymousUser
 from django.utils.decorators import method_decorator
@@ -15,15 +16,32 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import IPRateThrottle, StrictCharField, StrictSerializer
+from config.api import (
+    IPRateThrottle,
+    StrictBooleanField,
+    StrictCharField,
+    StrictSerializer,
+)
 from config.errors import ApiError
 
-from .services import user_register
+from .models import User
+from .services import user_register, user_settings, user_update_settings
+
+
+class SettingsSerializer(StrictSerializer):
+    """The client's settings, stored with the account (issue 6)."""
+
+    language = serializers.ChoiceField(
+        User.Language.values, required=False, help_text="empty: the browser's language"
+    )
+    double_click = StrictBooleanField(required=False)
+    interactive_rules = StrictBooleanField(required=False)
 
 
 class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]
     authenticated = serializers.BooleanField()
     username = serializers.CharField(allow_null=True)
+    settings = SettingsSerializer(allow_null=True)
 
 
 class CredentialsSerializer(StrictSerializer):
@@ -36,7 +54,21 @@ def me_json(request: Request) -> dict[str, Any]:
     return {
         "authenticated": bool(user.is_authenticated),
         "username": user.get_username() if user.is_authenticated else None,
+        "settings": user_settings(user) if isinstance(user, User) else None,
     }
+
+
+def remember_language(response: Response, user: Any) -> Response:
+    """The account's language wins over the browser's, also before sign-in is
+    known to a page (Django's language cookie); "browser default" drops it."""
+    if isinstance(user, User):
+        if user.language:
+            response.set_cookie(
+                settings.LANGUAGE_COOKIE_NAME, user.language, samesite="Lax", max_age=365 * 86400
+            )
+        else:
+            response.delete_cookie(settings.LANGUAGE_COOKIE_NAME, samesite="Lax")
+    return response
 
 
 @method_decorator(ensure_csrf_cookie, name="dispatch")
@@ -77,7 +109,7 @@ class LoginView(APIView):
             raise ApiError(400, "bad_credentials", "That username and password do not match.")
         login(request._request, user)
         request.user = user
-        return Response(me_json(request))
+        return remember_language(Response(me_json(request)), user)
 
 
 class LogoutView(APIView):
@@ -88,3 +120,22 @@ class LogoutView(APIView):
         logout(request._request)
         request.user = AnonymousUser()
         return Response(me_json(request))
+
+
+class SettingsView(APIView):
+    """``GET`` / ``PATCH /api/auth/settings/``: the signed-in player's settings."""
+
+    @extend_schema(responses={200: SettingsSerializer}, summary="Your client settings")
+    def get(self, request: Request) -> Response:
+        return Response(user_settings(request.user))
+
+    @extend_schema(
+        request=SettingsSerializer,
+        responses={200: SettingsSerializer},
+        summary="Change some of your client settings",
+    )
+    def patch(self, request: Request) -> Response:
+        data = SettingsSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = user_update_settings(user=request.user, **data.validated_data)
+        return remember_language(Response(user_settings(user)), user)

@@ -12,7 +12,21 @@ class CaseInsensitiveUserManager(UserManager["User"]):
 
 
 class User(AbstractUser):
-    """A player. Usernames are unique whatever their case."""
+    """A player. Usernames are unique whatever their case. The settings of the
+    client are stored with the account, so they follow the player."""
+
+    class Language(models.TextChoices):
+        BROWSER = "", "browser default"
+        EN = "en", "English"
+        ID = "id", "Bahasa Indonesia"
+        BG = "bg", "Български"
+        TR = "tr", "Türkçe"
+
+    language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
+    double_click = models.BooleanField(default=True, help_text="double tap plays a card")
+    interactive_rules = models.BooleanField(
+        default=True, help_text="show the rule when a move is refused"
+    )
 
     objects = CaseInsensitiveUserManager()  # type: ignore[misc]
 

@@ -38,3 +38,34 @@ def user_register(*, username: str, password: str) -> User:
             return User.objects.create_user(username=username, password=password)
     except IntegrityError:  # a concurrent sign-up took the name (case-insensitive constraint)
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None
+
+
+SETTINGS = ("language", "double_click", "interactive_rules")
+
+
+def user_settings(user: User) -> dict[str, object]:
+    return {name: getattr(user, name) for name in SETTINGS}
+
+
+def user_update_settings(
+    *,
+    user: User,
+    language: str | None = None,
+    double_click: bool | None = None,
+    interactive_rules: bool | None = None,
+) -> User:
+    """Change the client settings stored with the account; None leaves one as it is."""
+    changed = {
+        name: value
+        for name, value in (
+            ("language", language),
+            ("double_click", double_click),
+            ("interactive_rules", interactive_rules),
+        )
+        if value is not None
+    }
+    for name, value in changed.items():
+        setattr(user, name, value)
+    if changed:
+        user.save(update_fields=list(changed))
+    return user

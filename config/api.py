@@ -54,6 +54,15 @@ class StrictCharField(serializers.CharField):
         return str(super().to_internal_value(data))
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON boolean and nothing else (not 0/1, not "true")."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if type(data) is not bool:
+            self.fail("invalid")
+        return data
+
+
 class StrictObjectField(serializers.JSONField):
     """A JSON object (its content is checked by whoever reads it)."""
 

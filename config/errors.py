@@ -56,7 +56,8 @@ def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]
         return 400, error_body(exc.code, exc.message), headers
     if isinstance(exc, IllegalActionError):
         # Well formed but refused by the rules: the reason names the rule (RULES.md C12).
-        return 422, error_body(exc.code, exc.message), headers
+        # ``params`` let a client say it in the player's language (issue 6).
+        return 422, error_body(exc.code, exc.message, params=exc.params), headers
     if isinstance(exc, RequestDataTooBig):
         return 413, error_body("too_large", "The request body is over 64 KiB."), headers
     if isinstance(exc, Http404):

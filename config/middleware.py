@@ -5,13 +5,15 @@ and a request crosses to a worker thread once, not once per sync middleware.
 """
 
 import time
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 from .errors import error_body
 
@@ -76,3 +78,41 @@ class ServerTimingMiddleware(_Middleware):
         elapsed = time.perf_counter() - request._started  # type: ignore[attr-defined]
         response["Server-Timing"] = f"app;dur={elapsed * 1000:.2f}"
         return response
+
+
+class StaticFilesMiddleware(_Middleware):
+    """WhiteNoise serving the client's ES modules and CSS (``/static/``), async
+    capable: WhiteNoise's own middleware is sync-only, and under daphne one
+    sync middleware would move every request through a thread. Files are opened
+    on a worker thread; every other request passes straight through."""
+
+    def __init__(self, get_response: Handler) -> None:
+        super().__init__(get_response)
+        with warnings.catch_warnings():
+            # Without collectstatic (a development run, the tests) STATIC_ROOT is
+            # not there yet and the files come from the apps' folders instead.
+            warnings.filterwarnings("ignore", "No directory at", UserWarning)
+            self.whitenoise = WhiteNoiseMiddleware(get_response)
+
+    def _static_file(self, request: HttpRequest) -> Any:
+        whitenoise = self.whitenoise
+        if whitenoise.autorefresh:
+            return whitenoise.find_file(request.path_info)
+        return whitenoise.files.get(request.path_info)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse | Awaitable[HttpResponse]:
+        if iscoroutinefunction(self):
+            return self.__acall__(request)
+        static_file = self._static_file(request)
+        if static_file is not None:
+            return self.whitenoise.serve(static_file, request)
+        return self.get_response(request)  # type: ignore[return-value]
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        if request.path_info.startswith(settings.STATIC_URL):
+            static_file = await sync_to_async(self._static_file, thread_sensitive=False)(request)
+            if static_file is not None:
+                return await sync_to_async(self.whitenoise.serve, thread_sensitive=False)(
+                    static_file, request
+                )
+        return await self.get_response(request)  # type: ignore[misc]

@@ -58,13 +58,18 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "leaderboard",
+    "frontend",
 ]
 
 MIDDLEWARE = [
     "config.middleware.ServerTimingMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The language: the account's (a cookie set at sign-in and when the setting
+    # changes), else the browser's Accept-Language (issue 6).
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -190,11 +195,21 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 LANGUAGE_CODE = "en"
+# English, and the languages the original rule pages exist in (issue 6).
+LANGUAGES = [("en", "English"), ("id", "Bahasa Indonesia"), ("bg", "Български"), ("tr", "Türkçe")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"  # daily deals follow the UTC day
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# WhiteNoise (config.middleware.StaticFilesMiddleware) serves /static/: from
+# STATIC_ROOT after collectstatic, else from the apps' static folders.
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
 
 MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES

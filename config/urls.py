@@ -1,11 +1,11 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
-from accounts.api import LoginView, LogoutView, MeView, RegisterView
+from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
 from games.api import (
     ActionsView,
     DailyView,
@@ -21,9 +21,8 @@ handler404 = "config.errors.not_found"
 handler500 = "config.errors.server_failure"
 
 urlpatterns = [
-    # Until the web client lands, the front door is today's deals in the browsable API.
-    path("", RedirectView.as_view(url="/api/daily/", permanent=False)),
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
+    path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),
     path("api/auth/login/", LoginView.as_view(), name="auth-login"),
     path("api/auth/logout/", LogoutView.as_view(), name="auth-logout"),
@@ -40,6 +39,10 @@ urlpatterns = [
     path("api/players/<str:username>/", PlayerView.as_view(), name="player"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("admin/", admin.site.urls),
+    # The client's strings in the player's language, and switching it (issue 6).
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("frontend.urls")),
 ]
 if settings.DEBUG:  # sign-in forms for the browsable API
     urlpatterns.append(path("api-auth/", include("rest_framework.urls")))

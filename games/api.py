@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -13,6 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import StrictCharField, StrictIntegerField, StrictObjectField, StrictSerializer
+from config.errors import ApiError
 
 from .dailies import utc_today
 from .selectors import (
@@ -118,6 +119,11 @@ class ReplaySerializer(serializers.Serializer):
     moves = serializers.IntegerField()
     elapsed_ms = serializers.IntegerField(allow_null=True)
     verified = serializers.BooleanField(allow_null=True)
+    positions = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="with ?positions=1: the full view after each action, the deal first",
+    )
     deal = serializers.JSONField(help_text="State JSON, full view of the starting deal")
     actions = serializers.ListField(child=serializers.JSONField())
     log = inline_serializer(
@@ -185,10 +191,23 @@ class ResignView(APIView):
 
 
 class ReplayView(APIView):
-    @extend_schema(responses={200: ReplaySerializer, **ERRORS}, summary="A finished game's replay")
+    @extend_schema(
+        responses={200: ReplaySerializer, **ERRORS},
+        parameters=[
+            OpenApiParameter(
+                "positions",
+                bool,
+                description="also the full view after each action (for viewers without rules)",
+            )
+        ],
+        summary="A finished game's replay",
+    )
     def get(self, request: Request, attempt_id: int) -> Response:
+        flag = request.query_params.get("positions", "0")
+        if flag not in ("0", "1", "true", "false"):
+            raise ApiError(400, "invalid", "positions: expected 1 or 0.")
         attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=request.user)
-        return Response(replay_json(attempt))
+        return Response(replay_json(attempt, positions=flag in ("1", "true")))
 
 
 class LiveGameSerializer(serializers.Serializer):

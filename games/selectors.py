@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import ALL_VARIANTS, Game, load_game, new_game
+from games.engine import ALL_VARIANTS, Game, action_from_json, load_game, new_game
 
 from .dailies import daily_deal_get, daily_deals_open, utc_today
 
@@ -122,13 +122,15 @@ def attempt_of_player(*, attempt_id: int, player: User) -> Attempt:
     return attempt
 
 
-def replay_json(attempt: Attempt) -> dict[str, Any]:
+def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
     """The full starting deal and every accepted action in resolved form, replayable
-    by the engine (PRODUCT.md), with the server time and result after each."""
+    by the engine (PRODUCT.md), with the server time and result after each; with
+    ``positions``, also the full view after each action, computed by the engine,
+    so that a client without rules can show any step."""
     if not attempt.finished:
         raise ApiError(409, "not_finished", "A replay is available once the game is over.")
     log = list(Action.objects.filter(attempt=attempt).order_by("seq"))
-    return {
+    data = {
         "id": attempt.pk,
         "code": attempt.deal.code,
         "variant": attempt.deal.variant,
@@ -145,6 +147,14 @@ def replay_json(attempt: Attempt) -> dict[str, Any]:
         "actions": [a.action for a in log],
         "log": [{"ms": a.ms, "score": a.score, "moves": a.moves} for a in log],
     }
+    if positions:
+        game = new_game(attempt.deal.code)
+        views = [game.view(full=True)]
+        for action in log:
+            game.apply(action_from_json(action.action, game.piles))
+            views.append(game.view(full=True))
+        data["positions"] = views
+    return data
 
 
 def replay_url(attempt_id: int) -> str:

@@ -241,19 +241,40 @@ class Game(ABC):
         if dst in self.spot_suit and len(target) < len(RANK_CHARS):
             # Spelled out, not "5H": it names a rank, not a card the player may not see.
             need = f"the {RANK_NAMES[len(target)]} of {SUIT_NAMES[self.spot_suit[dst]]}"
+        top = target[-1] if target else None
+        if dst == "s" or len(target) <= self.down.get(dst, 0):
+            top = None  # the stock's top, or a face-down card: never named either
         template = self.reasons.get(reason) or COMMON_REASONS[reason]
+        capacity = self.capacity(dst) if dst else 1
+        spot = self.spot_suit.get(dst)
         message = template.format(
             src=src,
             dst=dst,
             n=n,
             have=len(pile),
             card=card.text if card else "that card",
-            top=target[-1].text if target else "an empty column",
-            spot_suit=SUIT_NAMES[self.spot_suit[dst]] if dst in self.spot_suit else "",
+            top=top.text if top else "an empty column",
+            spot_suit=SUIT_NAMES[spot] if spot is not None else "",
             need=need,
-            capacity=self.capacity(dst) if dst else 1,
+            capacity=capacity,
         )
-        return IllegalActionError(reason, message)
+        params: dict[str, str | int | None] = {
+            "src": src,
+            "dst": dst,
+            "n": n,
+            "have": len(pile),
+            "capacity": capacity,
+            "card": card.text if card else None,
+            "top": top.text if top else None,
+            "spot_suit": spot.name if spot is not None else None,
+            # The rank and suit the spot needs next — apart, like the sentence's
+            # "the ace of clubs": they name a rank, not a card of the player's.
+            "need_rank": RANK_CHARS[len(target)]
+            if spot is not None and len(target) < len(RANK_CHARS)
+            else None,
+            "need_suit": spot.name if spot is not None else None,
+        }
+        return IllegalActionError(reason, message, params)
 
     def check_pile(self, pile: str) -> None:
         if pile not in self.piles:

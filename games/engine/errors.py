@@ -13,10 +13,15 @@ from __future__ import annotations
 class EngineError(ValueError):
     """Base of every error the engine raises on purpose."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(
+        self, code: str, message: str, params: dict[str, str | int | None] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params = params or {}
+        """What the sentence was filled in with (card texts, piles, numbers), so a
+        client can say it in another language from the ``code`` (issue 6)."""
         self.index: int | None = None
         """Set by :func:`replay`: the position of the refused action in the list."""
 

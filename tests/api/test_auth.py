@@ -23,6 +23,14 @@ LOGOUT = "/api/auth/logout/"
 PASSWORD = "correct horse battery"
 
 
+DEFAULT_SETTINGS = {"language": "", "double_click": True, "interactive_rules": True}
+ANONYMOUS = {"authenticated": False, "username": None, "settings": None}
+
+
+def signed_in(username: str) -> dict:
+    return {"authenticated": True, "username": username, "settings": DEFAULT_SETTINGS}
+
+
 def me(client: APIClient) -> dict:
     response = client.get(ME)
     assert response.status_code == 200, response.content
@@ -36,7 +44,7 @@ def test_me_anonymous_is_200_and_sets_the_csrf_cookie(db):
     client = APIClient()
     response = client.get(ME)
     assert response.status_code == 200
-    assert response.json() == {"authenticated": False, "username": None}
+    assert response.json() == ANONYMOUS
     assert response.cookies.get("csrftoken") is not None
     assert response.cookies["csrftoken"].value
 
@@ -44,24 +52,24 @@ def test_me_anonymous_is_200_and_sets_the_csrf_cookie(db):
 def test_register_returns_201_with_me_and_signs_in(anon):
     response = anon.send(REGISTER, {"username": "Alice_1", "password": PASSWORD})
     assert response.status_code == 201, response.content
-    assert response.json() == {"authenticated": True, "username": "Alice_1"}
-    assert me(anon) == {"authenticated": True, "username": "Alice_1"}
+    assert response.json() == signed_in("Alice_1")
+    assert me(anon) == signed_in("Alice_1")
     assert User.objects.filter(username="Alice_1").count() == 1
 
 
 def test_login_returns_200_with_me_and_logout_signs_out(make_player):
     make_player("bob.smith")
     client = Client()
-    assert me(client) == {"authenticated": False, "username": None}
+    assert me(client) == ANONYMOUS
     response = client.send(LOGIN, {"username": "bob.smith", "password": PASSWORD})
     assert response.status_code == 200, response.content
-    assert response.json() == {"authenticated": True, "username": "bob.smith"}
-    assert me(client) == {"authenticated": True, "username": "bob.smith"}
+    assert response.json() == signed_in("bob.smith")
+    assert me(client) == signed_in("bob.smith")
 
     out = client.send(LOGOUT)
     assert out.status_code == 200, out.content
-    assert out.json() == {"authenticated": False, "username": None}
-    assert me(client) == {"authenticated": False, "username": None}
+    assert out.json() == ANONYMOUS
+    assert me(client) == ANONYMOUS
     # Signed out for real: game endpoints now refuse this client.
     assert_error(client.send("/api/games/", {"random": "SH1-C4"}), (401, 403))
 
@@ -72,7 +80,7 @@ def test_logout_after_register_then_login_again(anon):
     assert me(anon)["authenticated"] is False
     again = anon.send(LOGIN, {"username": "carol", "password": PASSWORD})
     assert again.status_code == 200, again.content
-    assert me(anon) == {"authenticated": True, "username": "carol"}
+    assert me(anon) == signed_in("carol")
 
 
 # --- CSRF ------------------------------------------------------------------------
@@ -114,7 +122,7 @@ def test_csrf_logout_of_a_signed_in_user_is_refused_and_keeps_the_session(make_p
     client = no_header_client(signed_in_as="victim")
     assert me(client)["authenticated"] is True
     assert_error(client.post(LOGOUT), 403, "csrf_failed")
-    assert me(client) == {"authenticated": True, "username": "victim"}
+    assert me(client) == signed_in("victim")
 
 
 def test_csrf_game_endpoints_refuse_a_signed_in_request_without_the_header(make_player):
@@ -171,7 +179,7 @@ def test_login_with_another_case_finds_the_player(make_player):
     client = Client()
     response = client.send(LOGIN, {"username": "aLICE", "password": PASSWORD})
     assert response.status_code == 200, response.content
-    assert response.json() == {"authenticated": True, "username": "Alice"}
+    assert response.json() == signed_in("Alice")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,53 @@
+// The JSON API: one fetch wrapper. Unsafe requests carry the CSRF token from the
+// csrftoken cookie (GET /api/auth/me/ sets it if the page did not).
+
+export class ApiError extends Error {
+  constructor(status, error) {
+    super(error?.message || `HTTP ${status}`);
+    this.status = status; // 0: no answer (network)
+    this.code = error?.code || "error";
+    this.params = error?.params || null;
+    this.error = error || {};
+  }
+}
+
+function cookie(name) {
+  const hit = document.cookie.split("; ").find((part) => part.startsWith(`${name}=`));
+  return hit ? decodeURIComponent(hit.slice(name.length + 1)) : "";
+}
+
+async function csrfToken() {
+  if (!cookie("csrftoken")) await fetch("/api/auth/me/", { credentials: "same-origin" });
+  return cookie("csrftoken");
+}
+
+export async function api(path, { method = "GET", body, signal } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (!["GET", "HEAD"].includes(method)) headers["X-CSRFToken"] = await csrfToken();
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+      signal,
+    });
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new ApiError(0, { code: "network", message: gettext("No connection to the server.") });
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data?.error);
+  return data;
+}
+
+export const get = (path, opts) => api(path, opts);
+export const post = (path, body) => api(path, { method: "POST", body: body ?? {} });
+export const patch = (path, body) => api(path, { method: "PATCH", body });

@@ -1,0 +1,89 @@
+// Translation helpers. Django's JavaScript catalog (/jsi18n/, loaded by a classic
+// <script> before the modules) defines the globals gettext, ngettext and
+// interpolate; the fallbacks below keep the pages working in English without it.
+// Strings are written as gettext("…") calls in each module so that
+// `makemessages -d djangojs` finds them.
+
+const g = globalThis;
+if (typeof g.gettext !== "function") g.gettext = (s) => s;
+if (typeof g.ngettext !== "function") g.ngettext = (one, many, n) => (n === 1 ? one : many);
+if (typeof g.interpolate !== "function") {
+  g.interpolate = (fmt, obj, named) =>
+    named
+      ? fmt.replace(/%\((\w+)\)s/g, (_, key) => String(obj[key]))
+      : fmt.replace(/%s/g, () => String(obj.shift()));
+}
+
+export const LANG = document.documentElement.lang || "en";
+
+/** Fill a "%(name)s" template. */
+export function fmt(template, params) {
+  return interpolate(template, params, true);
+}
+
+export function formatNumber(n) {
+  return n == null ? "–" : Number(n).toLocaleString(LANG);
+}
+
+/** 75 000 ms → "1:15"; an hour or more → "1:02:03". */
+export function formatMs(ms) {
+  if (ms == null) return "–";
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+export function variantLabel(variant) {
+  switch (variant) {
+    case "EH1-N":
+      return gettext("Easy Harp");
+    case "SH1-C4":
+      return gettext("Seahaven Towers · Easy (4 cells)");
+    case "SH1-C2":
+      return gettext("Seahaven Towers · Medium (2 cells)");
+    case "SH1-C1":
+      return gettext("Seahaven Towers · Hard (1 cell)");
+    default:
+      return variant || "";
+  }
+}
+
+/** "SH1-C4-AAAAAJ2" → "SH1-C4". */
+export function variantOf(code) {
+  return (code || "").split("-").slice(0, 2).join("-");
+}
+
+export function statusLabel(status) {
+  switch (status) {
+    case "not_started":
+      return gettext("Not started");
+    case "playing":
+      return gettext("Playing");
+    case "won":
+      return gettext("Won");
+    case "resigned":
+      return gettext("Resigned");
+    case "abandoned":
+      return gettext("Abandoned");
+    default:
+      return status || "";
+  }
+}
+
+/** Tell screen readers something (the page's polite live region). */
+export function announce(text) {
+  const region = document.getElementById("announce");
+  if (!region) return;
+  region.textContent = "";
+  // A fresh text node after a tick, so that the same sentence twice is read twice.
+  setTimeout(() => (region.textContent = text), 30);
+}
+
+export function escapeHtml(text) {
+  return String(text ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c],
+  );
+}

@@ -1,0 +1,21 @@
+"""The pages of the web client, mounted at the site root by ``config/urls.py``."""
+
+from django.urls import path
+
+from . import views
+
+app_name = "frontend"
+
+urlpatterns = [
+    path("", views.lobby, name="lobby"),
+    path("signup/", views.signup, name="signup"),
+    path("login/", views.login, name="login"),
+    path("play/<int:attempt_id>/", views.play, name="play"),
+    path("watch/<int:attempt_id>/", views.watch, name="watch"),
+    path("replay/<int:attempt_id>/", views.replay, name="replay"),
+    path("live/", views.live, name="live"),
+    path("leaderboard/", views.leaderboard_today, name="leaderboard-today"),
+    path("leaderboard/<str:date>/<str:variant>/", views.leaderboard, name="leaderboard"),
+    path("players/<str:username>/", views.player, name="player"),
+    path("rules/", views.rules, name="rules"),
+]

@@ -1,0 +1,126 @@
+"""Page shells. Each view renders a template and nothing more: the data comes
+from the JSON API and the websockets, fetched by the page's ES module, so the
+client holds no rule (STYLE.md, front end)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import get_language
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from games.dailies import utc_today
+from games.engine import ALL_VARIANTS, EngineError, parse_variant
+
+
+def _page(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
+    return render(request, f"frontend/{template}", {"page": page, **context})
+
+
+def _to_login(request: HttpRequest) -> HttpResponse:
+    query = urlencode({"next": request.get_full_path()})
+    return redirect(f"{reverse('frontend:login')}?{query}")
+
+
+def _next_url(request: HttpRequest) -> str:
+    """Where to go after signing in: a path on this site only."""
+    target = request.GET.get("next", "")
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("frontend:lobby")
+
+
+@ensure_csrf_cookie
+def lobby(request: HttpRequest) -> HttpResponse:
+    return _page(request, "lobby.html", "lobby", variants=ALL_VARIANTS)
+
+
+@ensure_csrf_cookie
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect(_next_url(request))
+    return _page(request, "auth.html", "signup", mode="signup", next_url=_next_url(request))
+
+
+@ensure_csrf_cookie
+def login(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect(_next_url(request))
+    return _page(request, "auth.html", "login", mode="login", next_url=_next_url(request))
+
+
+@ensure_csrf_cookie
+def play(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _to_login(request)
+    return _page(request, "play.html", "play", attempt_id=attempt_id, variants=ALL_VARIANTS)
+
+
+@ensure_csrf_cookie
+def watch(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:  # the game socket needs a session
+        return _to_login(request)
+    return _page(request, "watch.html", "watch", attempt_id=attempt_id)
+
+
+@ensure_csrf_cookie
+def replay(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    if not request.user.is_authenticated:  # every /api/games/ endpoint needs one
+        return _to_login(request)
+    return _page(request, "replay.html", "replay", attempt_id=attempt_id)
+
+
+@ensure_csrf_cookie
+def live(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        return _to_login(request)
+    return _page(request, "live.html", "live")
+
+
+def leaderboard_today(request: HttpRequest) -> HttpResponse:
+    return redirect("frontend:leaderboard", date=utc_today().isoformat(), variant=ALL_VARIANTS[0])
+
+
+@ensure_csrf_cookie
+def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
+    try:
+        day = dt.date.fromisoformat(date)
+        game, letter = parse_variant(variant)
+    except (ValueError, EngineError):
+        raise Http404("No such leaderboard.") from None
+    canonical = f"{game}-{letter}"
+    if canonical != variant or day.isoformat() != date:
+        return redirect("frontend:leaderboard", date=day.isoformat(), variant=canonical)
+    return _page(
+        request,
+        "leaderboard.html",
+        "leaderboard",
+        date=date,
+        variant=canonical,
+        variants=ALL_VARIANTS,
+        today=utc_today().isoformat(),
+    )
+
+
+@ensure_csrf_cookie
+def player(request: HttpRequest, username: str) -> HttpResponse:
+    return _page(request, "player.html", "player", username=username)
+
+
+@ensure_csrf_cookie
+def rules(request: HttpRequest) -> HttpResponse:
+    # The translated page if there is one (frontend/rules_<lang>.html), else English.
+    lang = (get_language() or "en").split("-")[0]
+    return _page(
+        request,
+        "rules.html",
+        "rules",
+        rules_templates=[f"frontend/rules_{lang}.html", "frontend/rules_en.html"],
+    )
