@@ -208,7 +208,7 @@ class Browser:
             {"username": self.username, "password": PASSWORD},
             status=201,
         )
-        assert me == {"authenticated": True, "username": self.username}
+        assert me["authenticated"] is True and me["username"] == self.username
         assert "sessionid" in self.cookies
         return self
 

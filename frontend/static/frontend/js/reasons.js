@@ -106,7 +106,10 @@ function fields(p) {
 export function describeRefusal(error, game) {
   if (!error) return "";
   const entry = (BY_GAME[game] || {})[error.code] || COMMON[error.code];
-  if (!entry || !error.params) return error.message || error.code || "";
-  const params = error.params;
-  return capitalize(fmt(entry(params), fields(params)));
+  if (!entry) return error.message || error.code || "";
+  const params = error.params || {};
+  const template = entry(params);
+  // A sentence that names cards or piles needs the params; without them, the server's words.
+  if (!error.params && template.includes("%(")) return error.message || template;
+  return capitalize(fmt(template, fields(params)));
 }
