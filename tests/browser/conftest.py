@@ -38,7 +38,7 @@ if not Path(CHROMIUM).exists():
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The service on a free port: ``config.settings`` (no debug), PostgreSQL, Redis."""
     if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql") or not settings.REDIS_URL:
         pytest.skip("needs the real PostgreSQL and Redis (none answered)")
@@ -88,27 +88,35 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             print(log.read_text(errors="replace")[-5000:])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[object]:
+    """Playwright's sync API keeps an event loop running in this thread, which
+    Django's guard against sync database calls from async code would take for
+    one: allowed while the browser is open (these tests reach the server over
+    HTTP only), and the guard is back once it closes."""
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
-        )
-        yield browser
-        browser.close()
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+            )
+            yield browser
+            browser.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
 
 
 @pytest.fixture
-def new_page(chromium, live_server):
+def new_page(chromium, site):
     """``new_page(width=1366, height=768)``: a page in a fresh browser context
     (its own cookies) on the live server; closed after the test."""
     contexts = []
 
     def make(width: int = 1366, height: int = 768, locale: str = "en-GB"):
         context = chromium.new_context(
-            base_url=live_server, viewport={"width": width, "height": height}, locale=locale
+            base_url=site, viewport={"width": width, "height": height}, locale=locale
         )
         context.set_default_timeout(10_000)
         contexts.append(context)

@@ -41,6 +41,7 @@ export class Board {
     this.view = null;
     this.layoutKey = "";
     this.pileEls = {};
+    this.pileHtml = {};
     this.rows = [[], []];
     this.pick = null; // keyboard selection {from, count}
     this.press = null; // pointer down, not yet a drag
@@ -48,6 +49,7 @@ export class Board {
     this.pendingDrop = null; // a drop sent, waiting for the server
     this.lastTap = null;
     this.metrics = null;
+    el.board = this; // for browser tests and debugging: document.getElementById("board").board
     new ResizeObserver(() => this.view && this.layout()).observe(this.wrap);
     el.addEventListener("pointerdown", (e) => this.onPointerDown(e));
     el.addEventListener("pointermove", (e) => this.onPointerMove(e));
@@ -110,13 +112,14 @@ export class Board {
     this.layoutKey = key;
     this.el.textContent = "";
     this.pileEls = {};
+    this.pileHtml = {};
     const ids = Object.keys(this.view.piles);
     const byNumber = (prefix) =>
       ids.filter((id) => id[0] === prefix && id.length > 1).sort((a, b) => a.slice(1) - b.slice(1));
     const columns = byNumber("t");
     const cells = byNumber("c");
     const foundations = byNumber("f");
-    const top = [...ids.filter((id) => id === "s" || id === "w").sort().reverse(), ...cells, ...foundations];
+    const top = [...["s", "w"].filter((id) => id in this.view.piles), ...cells, ...foundations];
     this.rows = [top, columns];
     for (const id of [...top, ...columns]) {
       const el = document.createElement("div");
@@ -129,7 +132,7 @@ export class Board {
     }
   }
 
-  /** Sizes from the space the page gives the board; long columns compress. */
+  /** The space the page gives the board, and the largest card width for it. */
   measure() {
     const style = getComputedStyle(this.wrap);
     const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
@@ -140,16 +143,41 @@ export class Board {
     const byWidth = (width - gap * (TRACKS - 1)) / TRACKS;
     const byHeight = height / 4.9; // the top row and a few overlapped cards stay in view
     const cw = Math.floor(Math.max(28, Math.min(byWidth, byHeight, 100)));
+    return { width, height, gap, cw };
+  }
+
+  /** Every size that follows from a card width. */
+  sized(base, cw) {
+    const { width, height, gap } = base;
     const ch = Math.round(cw * 1.4);
-    const cf = Math.round(Math.min(20, Math.max(11, cw * 0.3))); // corner font (px)
+    // Corner font (px): relatively larger on small cards, where only the corner strip shows.
+    const cf = Math.round(Math.min(20, Math.max(11, cw * (cw < 56 ? 0.4 : 0.3))));
     const rowGap = Math.max(10, Math.round(gap * 1.6));
     const x0 = Math.max(0, (width - (TRACKS * cw + (TRACKS - 1) * gap)) / 2);
-    return { width, height, gap, cw, ch, cf, rowGap, x0 };
+    const area = Math.max(ch, height - ch - rowGap); // the columns' height
+    return { width, height, gap, cw, ch, cf, rowGap, x0, area };
+  }
+
+  /** The largest cards with which every column fits once compressed; long
+   *  columns (Easy Harp's king-led runs) shrink the cards a little, down to 60 %. */
+  fit() {
+    const base = this.measure();
+    const smallest = Math.max(28, Math.floor(base.cw * 0.6));
+    let m = this.sized(base, base.cw);
+    for (let cw = base.cw; cw >= smallest; cw -= 2) {
+      m = this.sized(base, cw);
+      const fits = this.rows[1].every((id) => {
+        const offsets = this.columnOffsets(id, m);
+        return m.ch + (offsets.at(-1) || 0) <= m.area;
+      });
+      if (fits) break;
+    }
+    return m;
   }
 
   layout() {
-    const m = (this.metrics = this.measure());
-    const { cw, ch, gap, rowGap, x0 } = m;
+    const m = (this.metrics = this.fit());
+    const { cw, ch, gap, rowGap, x0, area } = m;
     this.el.style.setProperty("--cw", `${cw}px`);
     this.el.style.setProperty("--ch", `${ch}px`);
     this.el.style.setProperty("--cf", `${m.cf}px`);
@@ -157,19 +185,16 @@ export class Board {
     const [top, columns] = this.rows;
     // Top row: Easy Harp stock, waste, f1…f8 on the ten tracks; Seahaven cells on
     // the left, the four foundations on the right.
-    let slots;
-    if (this.isEasyHarp()) slots = top.map((_, i) => i);
-    else {
-      const cells = top.filter((id) => id[0] === "c").length;
-      slots = top.map((id, i) => (id[0] === "c" ? i : TRACKS - (top.length - cells) + (i - cells)));
-    }
+    const cells = top.filter((id) => id[0] === "c").length;
+    const slots = this.isEasyHarp()
+      ? top.map((_, i) => i)
+      : top.map((id, i) => (id[0] === "c" ? i : TRACKS - (top.length - cells) + (i - cells)));
     top.forEach((id, i) => this.place(id, track(slots[i]), 0, ch));
     const colTop = ch + rowGap;
-    const area = Math.max(ch, m.height - colTop);
     const colX0 = x0 + ((TRACKS - columns.length) * (cw + gap)) / 2;
     let bottom = m.height;
     for (const [i, id] of columns.entries()) {
-      const offsets = this.columnOffsets(id, area);
+      const offsets = this.columnOffsets(id, m);
       const used = ch + (offsets.at(-1) || 0);
       this.place(id, colX0 + i * (cw + gap), colTop, Math.max(area, used), offsets);
       bottom = Math.max(bottom, colTop + used);
@@ -180,16 +205,17 @@ export class Board {
   }
 
   /** Top offsets of a column's cards: face-down ones tighter, and the whole
-   *  column squeezed to fit `area` (down to a strip that still shows the corner). */
-  columnOffsets(id, area) {
-    const { ch, cf } = this.metrics;
+   *  column squeezed to fit the area (down to a strip that still shows the corner). */
+  columnOffsets(id, { ch, cf, area }) {
     const cards = this.view.piles[id];
     const n = cards.length;
     if (n === 0) return [];
-    const down = Math.min(this.view.down?.[id] || 0, n - 1);
+    // Revealed (a replay's "show hidden cards"), face-down cards get a readable strip too.
+    const down = this.reveal ? 0 : Math.min(this.view.down?.[id] || 0, n - 1);
     const up = n - 1 - down;
-    let fd = Math.round(ch * 0.12);
-    let fu = Math.round(ch * 0.27);
+    // A face-up card shows a strip tall enough for its corner, roomier on small cards.
+    let fd = Math.max(5, Math.round(ch * 0.12));
+    let fu = Math.max(Math.round(ch * 0.27), Math.ceil(cf * 1.6));
     const minFd = Math.max(3, Math.round(ch * 0.045));
     const minFu = Math.ceil(cf * 1.1 + 4);
     const room = area - ch;
@@ -236,7 +262,13 @@ export class Board {
     }
     const markerTop = offsets && cards.length ? offsets[cards.length - 1] : 0;
     parts.push(`<div class="marker" aria-hidden="true" style="top:${markerTop}px"></div>`);
-    el.innerHTML = parts.join("");
+    el.style.setProperty("--stack-h", `${markerTop + this.metrics.ch}px`); // the focus ring's height
+    const html = parts.join("");
+    // Unchanged piles keep their elements: no flicker, and a card being grabbed stays put.
+    if (this.pileHtml[id] !== html) {
+      el.innerHTML = html;
+      this.pileHtml[id] = html;
+    }
     el.classList.toggle("empty", cards.length === 0);
     el.setAttribute("aria-label", this.pileLabel(id));
   }

@@ -21,8 +21,9 @@ export function fmt(template, params) {
   return interpolate(template, params, true);
 }
 
+/** Digits in the page's language, without grouping: scores and moves stay short. */
 export function formatNumber(n) {
-  return n == null ? "–" : Number(n).toLocaleString(LANG);
+  return n == null ? "–" : Number(n).toLocaleString(LANG, { useGrouping: false });
 }
 
 /** 75 000 ms → "1:15"; an hour or more → "1:02:03". */

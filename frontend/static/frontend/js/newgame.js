@@ -24,13 +24,19 @@ function lastCode() {
   }
 }
 
-/** Open the dialog from every `[data-new-game]` / #new-game-open button. */
-export function setupNewGame({ code = null } = {}) {
-  const dialog = document.getElementById("new-game");
+let ready = null; // the open() of the dialog, once set up
+let code = null; // the current game's code: "Same deal"
+
+/** Set up the dialog (once) and open it from every `[data-new-game]` /
+ *  #new-game button; `current` is the code "Same deal" replays. Returns open(). */
+export function setupNewGame({ current = null } = {}) {
+  if (current) code = current;
+  if (ready) return ready;
+  const dialog = document.getElementById("new-game-dialog");
   if (!dialog) return () => {};
   const form = document.getElementById("new-game-form");
-  const error = document.getElementById("ng-error");
-  const codeInput = document.getElementById("ng-code");
+  const error = document.getElementById("new-game-error");
+  const codeInput = document.getElementById("new-game-code");
   const cells = document.getElementById("ng-cells");
   const sameRow = document.getElementById("ng-same-row");
   const sameCode = document.getElementById("ng-same-code");
@@ -68,14 +74,12 @@ export function setupNewGame({ code = null } = {}) {
     sync();
   });
   form.querySelector('input[value="code"]').addEventListener("change", () => codeInput.focus());
-  document.getElementById("ng-cancel").addEventListener("click", () => dialog.close());
+  document.getElementById("new-game-cancel").addEventListener("click", () => dialog.close());
   dialog.addEventListener("click", (e) => e.target === dialog && dialog.close());
 
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
+  const start = async (kind) => {
     const game = form.elements.game.value;
     const variant = game === "SH1" ? `SH1-${form.elements.cells.value}` : "EH1-N";
-    const kind = form.elements.kind.value;
     let body;
     if (kind === "random") body = { random: variant };
     else if (kind === "daily") body = { daily: variant };
@@ -89,20 +93,35 @@ export function setupNewGame({ code = null } = {}) {
       }
       body = { code: typed };
     }
-    const start = document.getElementById("ng-start");
-    start.disabled = true;
+    const buttons = form.querySelectorAll("button");
+    buttons.forEach((b) => (b.disabled = true));
     error.textContent = "";
     try {
       const attempt = await post("/api/games/", body);
       location.href = `/play/${attempt.id}/`;
     } catch (err) {
       error.textContent = err.message;
-      start.disabled = false;
+      buttons.forEach((b) => (b.disabled = false));
     }
+  };
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    start(form.elements.kind.value);
+  });
+  document.getElementById("new-game-start-code").addEventListener("click", () => {
+    form.elements.kind.value = "code";
+    sync();
+    start("code");
+  });
+  codeInput.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    start("code");
   });
 
-  document.querySelectorAll("#new-game-open, [data-new-game]").forEach((button) =>
+  document.querySelectorAll("#new-game, [data-new-game]").forEach((button) =>
     button.addEventListener("click", () => open({ variant: button.dataset.variant, kind: button.dataset.kind })),
   );
+  ready = open;
   return open;
 }

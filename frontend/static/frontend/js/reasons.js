@@ -84,6 +84,12 @@ function capitalize(text) {
   return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
 }
 
+/** What a foundation spot takes next: `need_rank` + `need_suit` (or a `need` card text). */
+function needed(p) {
+  const text = p.need || (p.need_rank && p.need_suit ? p.need_rank + p.need_suit : null);
+  return text ? cardName(text) : gettext("nothing more: it is complete");
+}
+
 /** The localized values for a template's %(name)s fields; a null card is "that card". */
 function fields(p) {
   return {
@@ -95,7 +101,7 @@ function fields(p) {
     card: p.card ? cardName(p.card) : gettext("that card"),
     top: p.top ? cardName(p.top) : gettext("an empty column"),
     spot_suit: p.spot_suit ? suitName(p.spot_suit) : "",
-    need: p.need ? cardName(p.need) : gettext("nothing more: it is complete"),
+    need: needed(p),
   };
 }
 

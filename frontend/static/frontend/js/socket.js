@@ -19,6 +19,8 @@ export class Socket {
     this.ping = null;
     this.stopped = false;
     window.addEventListener("online", () => this.reconnectNow());
+    // The network went away: the socket may not notice for a long while; start over.
+    window.addEventListener("offline", () => this.ws && this.restart());
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.reconnectNow();
     });

@@ -1,0 +1,110 @@
+// The game's header line: title, code, score, moves and the clock. The clock is
+// the server's: it shows `elapsed_ms` as last received, running on from the
+// moment it arrived while the game is being played (RULES.md C11).
+
+import { cardName } from "./cards.js";
+import { announce, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+
+export class Hud {
+  constructor() {
+    this.elapsed = 0;
+    this.since = 0;
+    this.running = false;
+    setInterval(() => this.tick(), 250);
+    $("copy-code")?.addEventListener("click", () => this.copyCode());
+  }
+
+  show(game) {
+    const kind = game.ranked ? gettext("Daily · ranked") : game.daily ? gettext("Daily · practice") : gettext("Practice");
+    $("game-title").textContent = `${variantLabel(game.variant)} · ${kind}`;
+    $("code").textContent = game.code;
+    this.setStats(game.score, game.moves);
+    this.setClock(game.elapsed_ms, game.status === "playing");
+  }
+
+  setStats(score, moves) {
+    $("score").textContent = formatNumber(score);
+    $("moves").textContent = formatNumber(moves);
+  }
+
+  setClock(ms, running) {
+    this.elapsed = ms || 0;
+    this.since = performance.now();
+    this.running = running;
+    this.tick();
+  }
+
+  tick() {
+    const clock = $("clock");
+    if (!clock) return;
+    const ms = this.elapsed + (this.running ? performance.now() - this.since : 0);
+    const text = formatMs(ms);
+    if (clock.textContent !== text) clock.textContent = text;
+  }
+
+  async copyCode() {
+    const code = $("code").textContent;
+    try {
+      await navigator.clipboard.writeText(code);
+    } catch {
+      const range = document.createRange(); // no clipboard access: select it for Ctrl+C
+      range.selectNodeContents($("code"));
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      document.execCommand?.("copy");
+    }
+    const button = $("copy-code");
+    button.classList.add("done");
+    setTimeout(() => button.classList.remove("done"), 1200);
+    announce(fmt(gettext("Code %(code)s copied."), { code }));
+  }
+}
+
+/** A short sentence for screen readers after an accepted action. */
+export function describeAction(action, card) {
+  const name = card ? cardName(card) : "";
+  switch (action.type) {
+    case "stock":
+      return gettext("Stock tapped.");
+    case "undo":
+      return gettext("Undone.");
+    case "tap":
+      return fmt(gettext("%(card)s sent to a foundation."), { card: name });
+    case "double_tap":
+      return fmt(gettext("%(card)s played."), { card: name });
+    case "move":
+      return fmt(gettext("%(card)s moved."), { card: name });
+    default:
+      return "";
+  }
+}
+
+/** #message: a short text over the board; `kind` styles it (refusal, info). */
+export function showMessage(text, kind = "info") {
+  const el = $("message");
+  if (!el) return;
+  clearTimeout(showMessage.timer);
+  el.textContent = text;
+  el.dataset.kind = kind;
+  el.hidden = !text;
+  if (text) showMessage.timer = setTimeout(() => (el.hidden = true), 9000);
+}
+
+export function hideMessage() {
+  const el = $("message");
+  if (el) el.hidden = true;
+}
+
+/** #notice: the lasting state of the game (dead end, unwinnable, over). */
+export function showNotice(text, kind = "info", html = false) {
+  const el = $("notice");
+  if (!el) return;
+  el.hidden = !text;
+  el.dataset.kind = kind;
+  if (html) el.innerHTML = text;
+  else el.textContent = text;
+}
+
+document.getElementById("message")?.addEventListener("click", hideMessage);

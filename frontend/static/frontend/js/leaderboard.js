@@ -1,0 +1,90 @@
+// A day's leaderboard for one variant: pages from the API, the player's own row
+// highlighted, live updates over `/ws/leaderboard/{date}/{variant}/` (on `rows`
+// or `removed` the page is fetched again: ranks below a new row all move).
+
+import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
+import { get } from "./api.js";
+import { showConnection, Socket } from "./socket.js";
+
+const $ = (id) => document.getElementById(id);
+const root = $("leaderboard");
+const { date, variant } = root.dataset;
+let page = Number(new URLSearchParams(location.search).get("page")) || 1;
+let pages = 1;
+let refetch = null;
+
+/** The API's replay link (/api/games/7/replay/) → the viewer's page (/replay/7/). */
+function replayPage(url) {
+  const m = url && url.match(/games\/(\d+)\/replay/);
+  return m ? `/replay/${m[1]}/` : null;
+}
+
+function row(r, me) {
+  const mine = me && r.player === me.player;
+  const replay = replayPage(r.replay);
+  const result = r.won ? gettext("won") : r.status === "abandoned" ? gettext("abandoned") : gettext("resigned");
+  const check = r.verified
+    ? `<span class="verified" title="${escapeHtml(gettext("checked by replaying it"))}">✓<span class="sr-only">${escapeHtml(gettext("checked"))}</span></span>`
+    : `<span class="pending" title="${escapeHtml(gettext("being checked"))}">…<span class="sr-only">${escapeHtml(gettext("pending"))}</span></span>`;
+  const classes = [mine ? "me" : "", r.won ? "" : "not-won"].filter(Boolean).join(" ");
+  return `<tr data-player="${escapeHtml(r.player)}"${classes ? ` class="${classes}"` : ""}${mine ? ' aria-current="true"' : ""}>
+    <td class="num rank">${formatNumber(r.rank)}</td>
+    <td><a href="/players/${encodeURIComponent(r.player)}/">${escapeHtml(r.player)}</a></td>
+    <td class="col-result ${r.won ? "won" : "lost"}">${escapeHtml(result)}</td>
+    <td class="num">${formatNumber(r.score)}</td>
+    <td class="num">${formatMs(r.ms)}</td>
+    <td class="num">${formatNumber(r.moves)}</td>
+    <td class="check">${check}</td>
+    <td>${replay ? `<a class="small-link" href="${replay}">${escapeHtml(gettext("Replay"))}</a>` : ""}</td>
+  </tr>`;
+}
+
+async function load() {
+  try {
+    const data = await get(`/api/leaderboard/${date}/${variant}/?page=${page}`);
+    pages = data.pages;
+    $("lb-rows").innerHTML = data.results.map((r) => row(r, data.me)).join("");
+    $("lb-empty").hidden = data.results.length > 0;
+    $("lb-error").textContent = "";
+    $("lb-page").textContent = fmt(gettext("Page %(page)s of %(pages)s"), { page, pages });
+    $("lb-prev").disabled = page <= 1;
+    $("lb-next").disabled = page >= pages;
+    const me = $("lb-me");
+    const onPage = data.me && data.results.some((r) => r.player === data.me.player);
+    me.hidden = !data.me || onPage;
+    if (data.me && !onPage) {
+      me.innerHTML = `${escapeHtml(fmt(gettext("Your rank: %(rank)s"), { rank: formatNumber(data.me.rank) }))} · ${formatNumber(
+        data.me.score,
+      )} · ${formatMs(data.me.ms)}`;
+    }
+  } catch (err) {
+    $("lb-rows").innerHTML = "";
+    $("lb-empty").hidden = true;
+    $("lb-error").textContent = err.message;
+  }
+}
+
+function go(next) {
+  page = Math.max(1, Math.min(pages, next));
+  const url = new URL(location.href);
+  url.searchParams.set("page", String(page));
+  history.replaceState(null, "", url);
+  load();
+}
+
+$("lb-prev").addEventListener("click", () => go(page - 1));
+$("lb-next").addEventListener("click", () => go(page + 1));
+$("lb-date").addEventListener("change", (e) => {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(e.target.value)) location.href = `/leaderboard/${e.target.value}/${variant}/`;
+});
+
+const socket = new Socket(`/ws/leaderboard/${date}/${variant}/`, {
+  onMessage(msg) {
+    if (msg.type !== "rows" && msg.type !== "removed") return;
+    clearTimeout(refetch);
+    refetch = setTimeout(load, 250); // a burst of finishes: one fetch
+  },
+  onOpen: load, // anything missed while the socket was down
+  onStatus: (s) => showConnection($("connection"), s),
+});
+socket.connect();

@@ -1,0 +1,41 @@
+// Games in progress that the viewer may watch (GET /api/live/), refreshed.
+
+import { escapeHtml, fmt, formatNumber, LANG, variantLabel } from "./i18n.js";
+import { get } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const relative = new Intl.RelativeTimeFormat(LANG, { numeric: "auto" });
+
+function since(iso) {
+  const minutes = Math.round((Date.parse(iso) - Date.now()) / 60_000);
+  return minutes > -60 ? relative.format(minutes, "minute") : relative.format(Math.round(minutes / 60), "hour");
+}
+
+async function load() {
+  try {
+    const games = await get("/api/live/");
+    $("live-list").innerHTML = games
+      .map(
+        (g) => `<li class="live-item" data-attempt="${g.id}" data-variant="${escapeHtml(g.variant)}">
+          <div><strong><a href="/players/${encodeURIComponent(g.player)}/">${escapeHtml(g.player)}</a></strong>
+            <span class="muted">${escapeHtml(variantLabel(g.variant))}${g.ranked ? ` · ${escapeHtml(gettext("ranked"))}` : ""}</span></div>
+          <div class="muted">${escapeHtml(fmt(gettext("%(moves)s moves · score %(score)s · started %(since)s"), {
+            moves: formatNumber(g.moves),
+            score: formatNumber(g.score),
+            since: since(g.started_at),
+          }))}</div>
+          <a class="button primary" href="/watch/${g.id}/">${escapeHtml(gettext("Watch"))}</a>
+        </li>`,
+      )
+      .join("");
+    $("live-empty").hidden = games.length > 0;
+    $("live-error").textContent = "";
+  } catch (err) {
+    $("live-error").textContent = err.message;
+  } finally {
+    $("live-list").setAttribute("aria-busy", "false");
+  }
+}
+
+load();
+setInterval(load, 15_000);

@@ -1,0 +1,37 @@
+// A player's records and streaks (GET /api/players/{username}/).
+
+import { escapeHtml, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+import { get } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const username = $("player").dataset.username;
+
+function tile(label, value) {
+  return `<div class="tile"><span class="tile-value">${escapeHtml(value)}</span><span class="tile-label">${escapeHtml(label)}</span></div>`;
+}
+
+try {
+  const p = await get(`/api/players/${encodeURIComponent(username)}/`);
+  $("player-name").textContent = p.username;
+  $("player-joined").textContent = fmt(gettext("Playing since %(date)s"), {
+    date: new Date(`${p.joined}T00:00:00Z`).toLocaleDateString(document.documentElement.lang, { timeZone: "UTC", dateStyle: "long" }),
+  });
+  $("player-totals").innerHTML = [
+    tile(gettext("Daily deals played"), formatNumber(p.played)),
+    tile(gettext("Won"), formatNumber(p.won)),
+    tile(gettext("Current streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.current), { n: p.streak.current })),
+    tile(gettext("Longest streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.longest), { n: p.streak.longest })),
+  ].join("");
+  const rows = Object.entries(p.variants)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([variant, r]) => `<tr data-variant="${escapeHtml(variant)}"><td>${escapeHtml(variantLabel(variant))}</td>
+        <td class="num">${formatNumber(r.played)}</td><td class="num">${formatNumber(r.won)}</td>
+        <td class="num">${Math.round(r.win_rate * 100)} %</td><td class="num">${formatMs(r.best_ms)}</td>
+        <td class="num">${formatNumber(r.best_score)}</td></tr>`,
+    );
+  $("player-variants").tBodies[0].innerHTML =
+    rows.join("") || `<tr><td colspan="6" class="empty">${escapeHtml(gettext("No daily deal finished yet."))}</td></tr>`;
+} catch (err) {
+  $("player-error").textContent = err.message;
+}

@@ -1,0 +1,54 @@
+// Watching someone's game: a read-only board fed by `/ws/games/{id}/` (spectators
+// get `snapshot` and `state` messages and cannot act).
+
+import { announce, fmt } from "./i18n.js";
+import { Board } from "./board.js";
+import { Hud, showNotice } from "./hud.js";
+import { showConnection, Socket } from "./socket.js";
+
+const $ = (id) => document.getElementById(id);
+const id = Number($("watch").dataset.attempt);
+const hud = new Hud();
+const board = new Board($("board"), { interactive: false });
+let game = null;
+let v = -1;
+
+function accept(next, version) {
+  const done = (g) => g.status !== "playing";
+  if (game && (version < v || (version === v && done(game) && !done(next)))) return;
+  const moved = game && version > v;
+  game = next;
+  v = version;
+  hud.show(game);
+  board.setView(game.view);
+  const player = $("watch-player");
+  player.textContent = game.player;
+  player.href = `/players/${encodeURIComponent(game.player)}/`;
+  const replay = $("replay-link");
+  replay.hidden = !done(game);
+  replay.href = `/replay/${game.id}/`;
+  if (game.status === "won") showNotice(fmt(gettext("%(player)s won this game."), { player: game.player }), "success");
+  else if (done(game)) showNotice(gettext("This game is over."), "info");
+  else if (game.unwinnable) showNotice(gettext("This position can no longer be won."), "warning");
+  else if (game.view.dead_end) showNotice(gettext("No move left: undo or start again."), "warning");
+  else showNotice("");
+  if (moved) announce(fmt(gettext("Move %(n)s. Score %(score)s."), { n: game.moves, score: game.score }));
+}
+
+const socket = new Socket(`/ws/games/${id}/`, {
+  onMessage(msg) {
+    if (msg.type === "snapshot") accept(msg.game, msg.v);
+    else if (msg.type === "state") {
+      if (game && msg.v > v + 1) socket.send({ type: "snapshot" }); // an event was lost
+      accept(msg.game, msg.v);
+    }
+  },
+  onStatus: (s) => showConnection($("connection"), s),
+  onFatal(code) {
+    if (code === 4401) location.href = `/login/?next=${encodeURIComponent(location.pathname)}`;
+    else if (code === 4403)
+      showNotice(gettext("You can watch this game once you have finished your own attempt on today's deal."), "error");
+    else showNotice(gettext("There is no such game."), "error");
+  },
+});
+socket.connect();
