@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run deal test lint typecheck pytest bench bench-api bench-ws bench-solver clean
+.PHONY: run deal test lint typecheck pytest bench bench-api bench-ws bench-solver messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,14 @@ bench-ws: $(VENV)/.installed
 
 bench-solver: $(VENV)/.installed
 	$(PY) bench/solver.py
+
+## messages: refresh the translation catalogs (locale/) from the code, then compile them
+LANGS := -l id -l bg -l tr
+IGNORE := --ignore .venv --ignore staticfiles --ignore .artifacts --ignore tests --ignore bench
+messages: $(VENV)/.installed
+	DEBUG=1 $(PY) manage.py makemessages $(LANGS) $(IGNORE) --no-obsolete
+	DEBUG=1 $(PY) manage.py makemessages -d djangojs $(LANGS) $(IGNORE) --no-obsolete
+	DEBUG=1 $(PY) manage.py compilemessages --ignore .venv
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
