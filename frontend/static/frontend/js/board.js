@@ -14,8 +14,10 @@
 //                                "seven of hearts" / "face-down card"; .picked when lifted
 //                                by the keyboard
 //   .drag-ghost                  the cards under the pointer during a drag
+//   #board.waiting               an action is on its way to the server
 //   the page adds: #message #notice #score #moves #clock #code #copy-code #undo
-//   #resign #connection[data-state] #win (see frontend/README.md)
+//   #resign #new-game #connection[data-state] #win, the replay's #replay-*
+//   controls — all listed in frontend/README.md
 //
 // Intents given to onIntent(action, info): the action JSON of PRODUCT.md
 //   {type:"move", from, to, count} | {type:"tap", from[, count]} |
@@ -74,7 +76,10 @@ export class Board {
     this.view = view;
     const key = Object.keys(view.piles).sort().join(",");
     if (key !== this.layoutKey) this.build(key);
-    this.dropResolved();
+    // Only a position that differs answers a drop (the same state may come twice: ack and broadcast).
+    const piles = JSON.stringify(view.piles);
+    if (piles !== this.shownPiles) this.dropResolved();
+    this.shownPiles = piles;
     if (this.pick && !this.canLift(this.pick.from, this.pick.count)) this.pick = null;
     this.layout();
   }
@@ -485,6 +490,7 @@ export class Board {
     if (!d) return;
     clearTimeout(d.timer);
     d.ghost.remove();
+    d.els.forEach((c) => c.classList.remove("lifted"));
     this.pendingDrop = null;
   }
 

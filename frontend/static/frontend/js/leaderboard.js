@@ -35,7 +35,7 @@ function row(r, me) {
     <td class="num">${formatMs(r.ms)}</td>
     <td class="num">${formatNumber(r.moves)}</td>
     <td class="check">${check}</td>
-    <td>${replay ? `<a class="small-link" href="${replay}">${escapeHtml(gettext("Replay"))}</a>` : ""}</td>
+    <td>${replay ? `<a class="replay-link" href="${replay}" title="${escapeHtml(gettext("Replay"))}" aria-label="${escapeHtml(gettext("Replay"))}">▶<span class="label"> ${escapeHtml(gettext("Replay"))}</span></a>` : ""}</td>
   </tr>`;
 }
 
@@ -88,3 +88,4 @@ const socket = new Socket(`/ws/leaderboard/${date}/${variant}/`, {
   onStatus: (s) => showConnection($("connection"), s),
 });
 socket.connect();
+document.querySelector('.tab[aria-current="page"]')?.scrollIntoView({ inline: "center", block: "nearest" });
