@@ -281,3 +281,36 @@ def test_easy_harp_fits_a_phone(new_page):
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 375, f"the board is {width} px wide on a 375-px phone"
     screenshot(page, "board-easy-harp-phone")
+
+
+def test_the_language_is_the_accounts_and_refusals_are_translated(new_page):
+    """A player switches to Bulgarian in the settings: the pages, and the rule of
+    a refused move (from its code, not the English sentence), are in Bulgarian;
+    a browser that asks for Turkish gets Turkish before signing in."""
+    page = new_page()
+    sign_up(page)
+    page.click("#settings-open")
+    with page.expect_navigation():
+        page.select_option("#set-language", "bg")
+    page.wait_for_selector("#deals[aria-busy=false]")
+    assert page.evaluate("document.documentElement.lang") == "bg"
+    nav = page.inner_text("header nav")
+    assert re.search("[а-яА-Я]", nav) and "Rules" not in nav, nav
+    open_daily(page, "SH1-C4")
+    game = new_game(shown_code(page))
+    bad = next(
+        Move(src, dst)
+        for src in game.columns
+        for dst in game.columns
+        if src != dst and game.piles[src] and game.piles[dst] and not game.is_legal(Move(src, dst))
+    )
+    drag(page, game, bad)
+    page.wait_for_function("() => document.querySelector('#message').textContent.trim() !== ''")
+    message = page.inner_text("#message")
+    assert re.search("[а-яА-Я]", message), message  # Cyrillic: translated
+    assert "cannot go onto" not in message
+
+    visitor = new_page(locale="tr-TR")
+    visitor.goto("/rules/")
+    assert visitor.evaluate("document.documentElement.lang") == "tr"
+    assert "Seahaven Towers" in visitor.inner_text("main")
