@@ -1,9 +1,12 @@
 // The JSON API: one fetch wrapper. Unsafe requests carry the CSRF token from the
 // csrftoken cookie (GET /api/auth/me/ sets it if the page did not).
 
+import { describeRefusal } from "./reasons.js";
+
 export class ApiError extends Error {
   constructor(status, error) {
-    super(error?.message || `HTTP ${status}`);
+    // In the player's language when the code is known (reasons.js), else the server's words.
+    super((error && describeRefusal(error, "")) || error?.message || `HTTP ${status}`);
     this.status = status; // 0: no answer (network)
     this.code = error?.code || "error";
     this.params = error?.params || null;

@@ -160,7 +160,7 @@ function refuse(p, error, status) {
     // Another tab or device played meanwhile: show where the game is now.
     board.refused();
     refresh();
-    showMessage(error.message, "info");
+    showMessage(describeRefusal(error, ""), "info");
     return;
   }
   if (error.code === "not_authenticated") {
@@ -174,8 +174,9 @@ function refuse(p, error, status) {
     if (settings.interactive_rules) showMessage(sentence, "refusal");
     announce(settings.interactive_rules ? sentence : gettext("Move refused."));
   } else {
-    showMessage(error.message || error.code, "error");
-    announce(error.message || error.code);
+    const text = describeRefusal(error, game) || error.code;
+    showMessage(text, "error");
+    announce(text);
   }
 }
 
@@ -206,7 +207,7 @@ function onMessage(msg) {
       const error = msg.error || {};
       if (state.pending && msg.seq === state.pending.seq) refuse(state.pending, error, 0);
       else if (error.code === "seq_conflict") refresh();
-      else if (error.message) showMessage(error.message, "error");
+      else if (error.code) showMessage(describeRefusal(error, gamePrefix()), "error");
       break;
     }
     default:

@@ -71,6 +71,27 @@ const SEAHAVEN = {
 
 const BY_GAME = { EH1: EASY_HARP, SH1: SEAHAVEN };
 
+// The service's own error codes (README, HTTP API), in the player's language too.
+// Their server sentences may carry details (a name, a seq) these leave out.
+const SERVICE = {
+  seq_conflict: () => gettext("This game moved on elsewhere (another tab?); it is shown as it is now."),
+  finished: () => gettext("This game is over."),
+  day_over: () => gettext("The day (UTC) of this daily deal is over; the game is closed."),
+  not_finished: () => gettext("A replay is available once the game is over."),
+  not_authenticated: () => gettext("Sign in first."),
+  bad_credentials: () => gettext("That username and password do not match."),
+  username_taken: () => gettext("That username is taken."),
+  bad_username: () => gettext("A username has 3 to 30 characters: letters, digits and @ . + - _ only."),
+  spoiler: () => gettext("This is today's daily deal: finish your own ranked attempt first."),
+  daily_not_finished: () => gettext("That deal is a daily deal still running: play your ranked attempt first."),
+  not_yours: () => gettext("That is another player's game."),
+  not_found: () => gettext("Not found."),
+  no_daily: () => gettext("There is no daily deal for that day yet."),
+  throttled: () => gettext("Too many requests; wait a moment and try again."),
+  too_large: () => gettext("The request is too large."),
+  csrf_failed: () => gettext("Your session has expired: reload the page."),
+};
+
 /** Every reason code the table knows, for a game prefix ("EH1", "SH1"). */
 export function knownReasons(game) {
   return new Set([...Object.keys(COMMON), ...Object.keys(BY_GAME[game] || {})]);
@@ -111,7 +132,7 @@ function fields(p) {
  */
 export function describeRefusal(error, game) {
   if (!error) return "";
-  const entry = (BY_GAME[game] || {})[error.code] || COMMON[error.code];
+  const entry = (BY_GAME[game] || {})[error.code] || COMMON[error.code] || SERVICE[error.code];
   if (!entry) return error.message || error.code || "";
   const params = error.params || {};
   const template = entry(params);
