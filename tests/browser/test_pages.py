@@ -309,6 +309,7 @@ def test_the_language_is_the_accounts_and_refusals_are_translated(new_page):
     message = page.inner_text("#message")
     assert re.search("[а-яА-Я]", message), message  # Cyrillic: translated
     assert "cannot go onto" not in message
+    screenshot(page, "board-seahaven-bg")
 
     visitor = new_page(locale="tr-TR")
     visitor.goto("/rules/")
