@@ -4,9 +4,13 @@ Both work sync and async, so under daphne the chain stays async down to the view
 and a request crosses to a worker thread once, not once per sync middleware.
 """
 
+import logging
+import re
 import time
+import uuid
 import warnings
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
@@ -116,3 +120,31 @@ class StaticFilesMiddleware(_Middleware):
                     static_file, request
                 )
         return await self.get_response(request)  # type: ignore[misc]
+
+
+request_id: ContextVar[str] = ContextVar("request_id", default="-")
+"""The current request's id, for the log lines it causes (``RequestIdFilter``)."""
+
+_GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class RequestIdMiddleware(_Middleware):
+    """Every request gets an id: the proxy's ``X-Request-ID`` when it is a sane
+    token (nginx sets ``$request_id``), else a new one. It is echoed in the
+    answer and put on every log line written while handling it."""
+
+    def before(self, request: HttpRequest) -> None:
+        given = request.headers.get("X-Request-ID", "")
+        rid = given if _GOOD_ID.fullmatch(given) else uuid.uuid4().hex
+        request.request_id = rid  # type: ignore[attr-defined]
+        request_id.set(rid)
+
+    def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
+        response["X-Request-ID"] = request.request_id  # type: ignore[attr-defined]
+        return response
+
+
+class RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get()
+        return True

@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
+from config.health import healthz
 from games.api import (
     ActionsView,
     DailyView,
@@ -21,6 +22,7 @@ handler404 = "config.errors.not_found"
 handler500 = "config.errors.server_failure"
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),

@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 
 from games.models import Action
-from tests.conftest import requires_postgres
+from tests.conftest import assert_error, requires_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,3 +94,43 @@ def test_admin_shows_attempts_with_a_read_only_action_log(player, django_user_mo
     page = admin.get(f"/admin/games/attempt/{started['id']}/change/").content.decode()
     assert "&quot;from&quot;: &quot;t1&quot;" in page  # the logged action, HTML-escaped
     assert "actions-0-sent" not in page  # the log is shown, not editable
+
+
+@pytest.mark.django_db
+def test_healthz_says_the_database_and_redis_answer(anon):
+    response = anon.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "ok",
+        "database": "ok",
+        "redis": "ok" if settings.REDIS_URL else "embedded",
+    }
+
+
+@pytest.mark.django_db
+def test_healthz_is_503_naming_what_is_unreachable(anon, settings):
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    error = assert_error(anon.get("/healthz"), 503, "unavailable")
+    assert "redis" in error["message"]
+
+
+@pytest.mark.django_db
+def test_every_answer_carries_a_request_id(anon):
+    first, second = anon.get("/api/auth/me/"), anon.get("/api/auth/me/")
+    assert first["X-Request-ID"] and first["X-Request-ID"] != second["X-Request-ID"]
+    given = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="nginx-abc123")
+    assert given["X-Request-ID"] == "nginx-abc123"
+    forged = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="bad id\nwith newline")
+    assert forged["X-Request-ID"] != "bad id\nwith newline" and "\n" not in forged["X-Request-ID"]
+
+
+def test_behind_an_https_proxy_cookies_are_secure_and_hsts_is_on():
+    expr = (
+        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0, "
+        "s.SECURE_PROXY_SSL_HEADER"
+    )
+    out = settings_in_subprocess({"SECRET_KEY": "x", "HTTPS": "1"}, expr)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True True True ('HTTP_X_FORWARDED_PROTO', 'https')"
+    plain = settings_in_subprocess({"SECRET_KEY": "x"}, "hasattr(s, 'SESSION_COOKIE_SECURE')")
+    assert plain.stdout.strip() == "False"  # plain HTTP (the embedded run, the tests)

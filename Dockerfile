@@ -1,0 +1,13 @@
+# The service's image: daphne (web), Celery worker and beat all run from it.
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+COPY . .
+# Static files are collected at build time (WhiteNoise serves them); any key will do here.
+RUN SECRET_KEY=build-only python manage.py collectstatic --noinput -v 0
+RUN useradd --system --home /app patience && chown -R patience /app
+USER patience
+EXPOSE 8000
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "config.asgi:application"]
