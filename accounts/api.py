@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.api import (
-    IPRateThrottle,
+    RateThrottle,
     StrictBooleanField,
     StrictCharField,
     StrictSerializer,
@@ -82,7 +82,7 @@ class MeView(APIView):
 
 class RegisterView(APIView):
     permission_classes = (AllowAny,)
-    throttle_classes = (IPRateThrottle,)
+    throttle_classes = (RateThrottle,)
     throttle_scope = "register"
 
     @extend_schema(request=CredentialsSerializer, responses={201: MeSerializer})
@@ -97,7 +97,7 @@ class RegisterView(APIView):
 
 class LoginView(APIView):
     permission_classes = (AllowAny,)
-    throttle_classes = (IPRateThrottle,)
+    throttle_classes = (RateThrottle,)
     throttle_scope = "login"
 
     @extend_schema(request=CredentialsSerializer, responses={200: MeSerializer})

@@ -11,6 +11,7 @@
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per-address throttles | ``10/min``, ``20/hour`` |
+| ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
@@ -237,6 +238,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "login": env.get("LOGIN_RATE", "10/min"),
         "register": env.get("REGISTER_RATE", "20/hour"),
+        # Per player, over HTTP and the websocket alike (config.api.rate_limit).
+        "actions": env.get("ACTION_RATE", "600/min"),
+        "games": env.get("GAME_RATE", "60/min"),
     },
 }
 SPECTACULAR_SETTINGS = {

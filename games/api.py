@@ -12,7 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import StrictCharField, StrictIntegerField, StrictObjectField, StrictSerializer
+from config.api import (
+    RateThrottle,
+    StrictCharField,
+    StrictIntegerField,
+    StrictObjectField,
+    StrictSerializer,
+)
 from config.errors import ApiError
 
 from .dailies import utc_today
@@ -149,6 +155,9 @@ class DailyView(APIView):
 
 
 class GamesView(APIView):
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "games"
+
     @extend_schema(
         request=StartSerializer,
         responses={201: AttemptSerializer, 200: AttemptSerializer, **ERRORS},
@@ -169,6 +178,9 @@ class GameView(APIView):
 
 
 class ActionsView(APIView):
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "actions"
+
     @extend_schema(
         request=ActionSerializer,
         responses={200: AttemptSerializer, **ERRORS},

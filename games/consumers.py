@@ -15,6 +15,7 @@ from typing import Any
 from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from config.api import rate_limit
 from config.errors import ApiError, describe_error, error_body
 from games.engine import EngineError, parse_variant
 
@@ -119,6 +120,7 @@ def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> dict[str, Any]:
     body = {k: v for k, v in message.items() if k != "type"}
     data = ActionSerializer(data=body)
     data.is_valid(raise_exception=True)
+    rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
     applied = attempt_apply_action(attempt_id=attempt_id, player=user, **data.validated_data)
     return {
         "type": "ack",

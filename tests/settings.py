@@ -34,6 +34,8 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret")
 os.environ.setdefault("CELERY_EAGER", "1")
 # Tests sign up many players from one address; the login throttle keeps its real rate.
 os.environ.setdefault("REGISTER_RATE", "10000/min")
+os.environ.setdefault("ACTION_RATE", "100000/min")
+os.environ.setdefault("GAME_RATE", "100000/min")
 
 if os.environ.get("REQUIRE_SERVICES") == "1":
     for name in ("DATABASE_URL", "REDIS_URL"):

@@ -1,0 +1,72 @@
+"""Rate limits (issue 7): per player on actions and new games, per address on
+sign-up and sign-in; 429 with the error shape and Retry-After; counted with one
+atomic increment, so requests sent at once cannot slip past."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+
+from tests.api.test_games import run_at_once
+from tests.conftest import assert_error, requires_postgres
+
+
+@pytest.fixture
+def rates(settings):
+    def set_rates(**rates: str) -> None:
+        framework = dict(settings.REST_FRAMEWORK)
+        framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
+        settings.REST_FRAMEWORK = framework  # DRF reloads its settings on the change
+        cache.clear()
+
+    return set_rates
+
+
+@pytest.mark.django_db
+def test_new_games_per_player(make_player, rates):
+    ada, bob = make_player(), make_player()
+    rates(games="3/min")
+    for _ in range(3):
+        assert ada.send("/api/games/", {"random": "SH1-C4"}).status_code == 201
+    response = ada.send("/api/games/", {"random": "SH1-C4"})
+    error = assert_error(response, 429, "throttled")
+    assert "try again" in error["message"]
+    assert 1 <= int(response["Retry-After"]) <= 61
+    # Another player has a budget of their own; reading is not limited.
+    assert bob.send("/api/games/", {"random": "SH1-C4"}).status_code == 201
+    assert ada.get("/api/daily/").status_code == 200
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_actions_sent_at_once_cannot_slip_past_the_limit(make_player, rates):
+    ada = make_player()
+    game = ada.send("/api/games/", {"random": "EH1-N"}).json()
+    rates(actions="3/min")
+    calls = [
+        (
+            lambda seq=seq: ada.send(
+                f"/api/games/{game['id']}/actions/", {"seq": 0, "action": {"type": "stock"}}
+            )
+        )
+        for seq in range(12)
+    ]
+    statuses = [status for status, _ in run_at_once(calls)]
+    assert statuses.count(429) == 9, statuses  # exactly the limit got through
+    assert set(statuses) - {429} <= {200}  # the same action at seq 0: applied once, resent
+
+
+@pytest.mark.django_db
+def test_sign_in_per_address(make_player, rates):
+    make_player(name="carol", password="correct horse battery")
+    rates(login="2/min")
+    from tests.conftest import Client
+
+    client = Client()
+    for _ in range(2):
+        response = client.send("/api/auth/login/", {"username": "carol", "password": "wrong one"})
+        assert response.status_code == 400
+    response = client.send(
+        "/api/auth/login/", {"username": "carol", "password": "correct horse battery"}
+    )
+    assert_error(response, 429, "throttled")
