@@ -586,3 +586,28 @@ async def test_easy_harp_never_shows_a_hidden_card(make_player, sockets):
         assert named <= seen, (probe, message)
     assert await watcher.receive_nothing(timeout=0.3)
     assert await stored(attempt["id"]) == before
+
+
+async def test_actions_over_the_socket_share_the_players_rate_limit(make_player, sockets, settings):
+    """The per-player action budget (issue 7) is the same over HTTP and the socket."""
+    from django.core.cache import cache
+
+    alice = await new_player(make_player)
+    attempt = await start(alice, random="EH1-N")
+    sock = await watch(sockets, attempt["id"], alice)
+    framework = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {
+        **framework["DEFAULT_THROTTLE_RATES"],
+        "actions": "2/min",
+    }
+    settings.REST_FRAMEWORK = framework
+    await sync_to_async(cache.clear)()
+    for seq in range(2):
+        await act(sock, seq, {"type": "stock"})
+    await sock.send({"seq": 2, "action": {"type": "stock"}})
+    error_of(await sock.recv(), "throttled")
+    response = await sync_to_async(alice.send)(
+        f"/api/games/{attempt['id']}/actions/", {"seq": 2, "action": {"type": "stock"}}
+    )
+    assert response.status_code == 429
+    assert (await stored(attempt["id"]))["seq"] == 2  # nothing applied over the limit
