@@ -7,9 +7,11 @@ into that shape.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found, server_error
 from rest_framework import exceptions
@@ -46,10 +48,26 @@ def _first_message(detail: Any) -> tuple[str, str]:
     return "", str(detail)
 
 
+UNAVAILABLE_RETRY_S = 5
+UNAVAILABLE_MESSAGE = "The database is unreachable right now; nothing was changed. Try again."
+
+
+def unavailable(exc: BaseException | None) -> bool:
+    """The database did not answer (down, restarting, the pool out of
+    connections): the request changed nothing — its transaction never
+    committed — and can be sent again."""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return type(exc).__name__ == "PoolTimeout"  # psycopg_pool, when the pool is in use
+
+
 def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | None:
     """(status, body, headers) for an error we answer; None for a real bug.
     Shared by the REST views and the websocket consumers."""
     headers: dict[str, str] = {}
+    if unavailable(exc):
+        headers["Retry-After"] = str(UNAVAILABLE_RETRY_S)
+        return 503, error_body("unavailable", UNAVAILABLE_MESSAGE), headers
     if isinstance(exc, ApiError):
         return exc.status_code, error_body(exc.code, exc.message, **exc.extra), headers
     if isinstance(exc, MalformedError):
@@ -135,6 +153,17 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 
 
 def server_failure(request: HttpRequest) -> HttpResponse:
+    # Errors outside DRF's views (middleware, pages) come here: a database that
+    # does not answer is a 503, not our bug.
+    if unavailable(sys.exc_info()[1]):
+        if _is_api(request):
+            response: HttpResponse = JsonResponse(
+                error_body("unavailable", UNAVAILABLE_MESSAGE), status=503
+            )
+        else:
+            response = HttpResponse(UNAVAILABLE_MESSAGE, status=503, content_type="text/plain")
+        response["Retry-After"] = str(UNAVAILABLE_RETRY_S)
+        return response
     if _is_api(request):
         return JsonResponse(error_body("server_error", "Something broke on our side."), status=500)
     return server_error(request)

@@ -10,6 +10,7 @@
 | ``CSRF_TRUSTED_ORIGINS`` | comma-separated origins behind a proxy | none |
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
+| ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per-address throttles | ``10/min``, ``20/hour`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
@@ -111,7 +112,9 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": int(env.get("DB_POOL_SIZE", "10")),
-        "timeout": 10,
+        # How long a request waits for a connection (all busy, or the database
+        # away) before it is answered 503 (config/errors.py).
+        "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

@@ -1,0 +1,218 @@
+"""PostgreSQL unreachable (issue 7): a real daphne whose database connections
+go through a TCP relay the test can cut. While it is cut, every request that
+needs the database gets 503 with the error shape (and ``/healthz`` says so),
+nothing is half-written; once the relay is back, play goes on where it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from bench.servers import create_database, drop_database, free_port, stop, wait_until_up
+from tests.conftest import requires_postgres, requires_redis
+
+pytestmark = [requires_postgres, requires_redis]
+
+ROOT = Path(__file__).resolve().parents[2]
+DAPHNE = str(Path(sys.executable).parent / "daphne")
+WAIT = 15.0
+
+
+class Relay:
+    """A TCP relay 127.0.0.1:port → PostgreSQL that can be cut (every connection
+    dropped, new ones refused) and restored on the same port."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.port = free_port()
+        self.listener: socket.socket | None = None
+        self.open: list[socket.socket] = []
+        self.lock = threading.Lock()
+
+    def start(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self.listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.open += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        for sock in (source, sink):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        if self.listener is not None:
+            # shutdown() first: a bare close() leaves the thread blocked in
+            # accept() on Linux, still taking connections.
+            with contextlib.suppress(OSError):
+                self.listener.shutdown(socket.SHUT_RDWR)
+            self.listener.close()
+            self.listener = None
+        with self.lock:
+            for sock in self.open:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            self.open.clear()
+
+
+class Client:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any, dict]:
+        headers = {"Accept": "application/json"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        payload = None
+        if method != "GET":
+            payload = json.dumps(body or {}).encode()
+            headers["Content-Type"] = "application/json"
+            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
+        try:
+            conn.request(method, path, body=payload, headers=headers)
+            response = conn.getresponse()
+            raw = response.read()
+            for header in response.headers.get_all("Set-Cookie") or []:
+                jar = SimpleCookie()
+                jar.load(header)
+                self.cookies.update({name: morsel.value for name, morsel in jar.items()})
+            return response.status, json.loads(raw) if raw else None, dict(response.headers)
+        finally:
+            conn.close()
+
+
+def until(predicate: Any, what: str) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        result = predicate()
+        if result:
+            return result
+        time.sleep(0.2)
+    raise AssertionError(f"timed out: {what}")
+
+
+def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> None:
+    name = f"patience_fault_{secrets.token_hex(4)}"
+    create_database(name)
+    relay = Relay(("127.0.0.1", 5432))
+    relay.start()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:{relay.port}/{name}",
+        "REDIS_URL": "redis://127.0.0.1:6379/10",
+        "SECRET_KEY": secrets.token_hex(16),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "CELERY_EAGER": "1",
+        "DB_POOL_TIMEOUT": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("DEBUG", None)
+    port = free_port()
+    log = tmp_path / "daphne.log"
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=120,
+        )
+        with log.open("wb") as out:
+            processes.append(
+                subprocess.Popen(
+                    [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                )
+            )
+        wait_until_up(port, processes[0], log)
+        player = Client(port)
+        player.request("GET", "/api/auth/me/")
+        status, _, _ = player.request(
+            "POST", "/api/auth/register/", {"username": "ada", "password": "correct horse battery"}
+        )
+        assert status == 201
+        status, game, _ = player.request("POST", "/api/games/", {"random": "EH1-N"})
+        assert status == 201
+        actions = f"/api/games/{game['id']}/actions/"
+        assert player.request("POST", actions, {"seq": 0, "action": {"type": "stock"}})[0] == 200
+
+        relay.cut()  # PostgreSQL is gone for daphne
+        status, body, headers = player.request("GET", "/healthz")
+        assert status == 503 and body["error"]["code"] == "unavailable"
+        assert "database" in body["error"]["message"]
+        for method, path, payload in (
+            ("POST", actions, {"seq": 1, "action": {"type": "stock"}}),
+            ("GET", f"/api/games/{game['id']}/", None),
+            ("POST", "/api/games/", {"random": "SH1-C4"}),
+        ):
+            status, body, headers = player.request(method, path, payload)
+            assert status == 503, (path, status, body)
+            assert set(body) == {"error"} and body["error"]["code"] == "unavailable", body
+            assert headers.get("Retry-After")
+
+        # Nothing half-written: the database holds one action, one game.
+        with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}") as conn:
+            assert conn.execute("SELECT count(*) FROM games_action").fetchone()[0] == 1
+            assert conn.execute("SELECT count(*) FROM games_attempt").fetchone()[0] == 1
+
+        relay.start()  # back: the same player goes on where they were
+        until(lambda: player.request("GET", "/healthz")[0] == 200, "healthz ok again")
+        status, body, _ = until(
+            lambda: (
+                (r := player.request("POST", actions, {"seq": 1, "action": {"type": "stock"}}))
+                and r[0] != 503
+                and r
+            ),
+            "an action accepted again",
+        )
+        assert status == 200 and body["seq"] == 2, body
+    finally:
+        relay.cut()
+        stop(processes)
+        drop_database(name)
+        if log.exists():
+            print(log.read_text(errors="replace")[-3000:])
