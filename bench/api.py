@@ -37,13 +37,13 @@ from pathlib import Path
 from typing import Any
 
 from servers import (
-    ROOT,
-    VENV_BIN,
     answers,
     create_database,
     drop_database,
     free_port,
+    migrate,
     percentile,
+    start_daphne,
     stop,
     wait_until_up,
 )
@@ -260,23 +260,9 @@ def main() -> int:
         try:
             pg_version = create_database(DB_NAME)
             created = True
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-                cwd=ROOT,
-                env=env,
-                check=True,
-                timeout=120,
-            )
+            migrate(env)
             port = free_port()
-            daphne_bin = str(VENV_BIN / "daphne")
-            with log.open("wb") as out:
-                daphne = subprocess.Popen(
-                    [daphne_bin, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
+            daphne = start_daphne(port, env, log)
             wait_until_up(port, daphne, log)
             result = play(port, args.actions, deadline)
             report(result, pg_version=pg_version, redis=redis, requested=args.actions)

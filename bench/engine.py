@@ -15,7 +15,6 @@ the 99th percentile; the garbage collector stays on, as in the server.
 from __future__ import annotations
 
 import gc
-import os
 import platform
 import random
 import statistics
@@ -25,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from servers import machine, percentile
 
 from games.engine import Game, Move, Stock, Undo, load_game, new_game, replay
 
@@ -45,11 +46,6 @@ def fmt(ns: float) -> str:
     if ns < 1_000_000:
         return f"{ns / 1000:.1f} µs"
     return f"{ns / 1_000_000:.2f} ms"
-
-
-def percentile(samples: list[int], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def sample(function: Callable[[], object], repeat: int) -> list[int]:
@@ -192,19 +188,6 @@ def bench_game(name: str, code: str, seed: int) -> list[Row]:
     by_objects = sample(lambda: replay(code, objects), 60)
     rows.append((name, f"replay {len(log)} actions (objects)", by_objects, None))
     return rows
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPU(s), {platform.system()} {platform.release()}"
 
 
 def main() -> None:

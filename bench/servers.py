@@ -1,12 +1,17 @@
-"""What the benchmarks share: a scratch PostgreSQL database, real daphne
-processes, free ports, percentiles. (Run from the repo root: ``python bench/X.py``.)"""
+"""What the benchmarks (and the tests that start real servers) share: a scratch
+PostgreSQL database, migrating it, real daphne processes, free ports,
+percentiles, the machine's name. (Run from the repo root: ``python bench/X.py``;
+tests import it as ``bench.servers``.)"""
 
 from __future__ import annotations
 
 import http.client
+import os
+import platform
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +19,7 @@ from typing import Any
 import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
+DAPHNE = str(Path(sys.executable).parent / "daphne")  # the venv running this
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
@@ -53,6 +58,42 @@ def create_database(name: str) -> str:
     drop_database(name)
     admin_sql(f"CREATE DATABASE {name}")
     return str(admin_sql("SELECT version()")[0][0])
+
+
+def migrate(env: dict[str, str]) -> None:
+    """Run the migrations with ``env`` (its DATABASE_URL names the database)."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+
+
+def start_daphne(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """One daphne on 127.0.0.1:``port`` with ``env``, its output appended to ``log``."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} CPU(s), {platform.system()} {platform.release()}"
 
 
 def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

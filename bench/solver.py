@@ -28,7 +28,6 @@ import argparse
 import datetime as dt
 import hashlib
 import hmac
-import os
 import platform
 import random
 import shutil
@@ -41,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from servers import machine, percentile
 
 from games.engine import EngineError, Game, GameCode, new_game
 from games.engine.codes import MAX_DEAL
@@ -61,38 +62,10 @@ class Result:
     """A SOLVED line that the engine refused or that did not win (must never happen)."""
 
 
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def fmt(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1000:.1f} ms"
     return f"{seconds:.2f} s"
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} CPU(s), {platform.system()} {platform.release()}"
-
-
-def easy_harp_available() -> bool:
-    """The Easy Harp solver is written separately; skip it (with a note) until it exists."""
-    try:
-        from games.engine.solver import easy_harp  # noqa: F401
-    except Exception as exc:  # ImportError, or a half-written module
-        print(f"  Easy Harp skipped: its solver does not import yet ({exc}).")
-        return False
-    return True
 
 
 def run_solver(code: GameCode, nodes: int, seconds: float | None) -> Result:
@@ -247,7 +220,7 @@ def main() -> None:
     budget = f"{args.nodes:,} nodes" + (f" / {args.seconds} s" if args.seconds else "")
     print(f"  Seed {args.seed}; budget per deal {budget}")
     numbers = random.Random(args.seed).sample(range(1, MAX_DEAL + 1), args.deals)
-    with_eh = "EH" in variants and easy_harp_available()
+    with_eh = "EH" in variants
 
     ours: dict[str, list[Result]] = {}
     for variant in SEAHAVEN_VARIANTS:

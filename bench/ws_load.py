@@ -64,13 +64,13 @@ from urllib.parse import urlsplit
 import psycopg
 import redis
 from servers import (
-    ROOT,
-    VENV_BIN,
     answers,
     create_database,
     drop_database,
     free_port,
+    migrate,
     percentile,
+    start_daphne,
     stop,
     wait_until_up,
 )
@@ -795,33 +795,11 @@ def main() -> int:
                 created = True
                 flush_redis()
                 flushed = True
-                subprocess.run(
-                    [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-                    cwd=ROOT,
-                    env=env,
-                    check=True,
-                    timeout=120,
-                )
+                migrate(env)
                 targets = []
                 for n in range(args.daphnes):
                     port = free_port()
-                    with (Path(tmp) / f"daphne{n}.log").open("wb") as out:
-                        daphnes.append(
-                            subprocess.Popen(
-                                [
-                                    str(VENV_BIN / "daphne"),
-                                    "-b",
-                                    "127.0.0.1",
-                                    "-p",
-                                    str(port),
-                                    "config.asgi:application",
-                                ],
-                                cwd=ROOT,
-                                env=env,
-                                stdout=out,
-                                stderr=subprocess.STDOUT,
-                            )
-                        )
+                    daphnes.append(start_daphne(port, env, Path(tmp) / f"daphne{n}.log"))
                     targets.append(("127.0.0.1", port))
                 for n, process in enumerate(daphnes):
                     wait_until_up(targets[n][1], process, Path(tmp) / f"daphne{n}.log")

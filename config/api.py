@@ -93,12 +93,11 @@ def rate_limit(scope: str, ident: object) -> None:
     now = time.time()
     window = int(now // duration)
     key = f"rate:{scope}:{ident}:{window}"
-    cache.add(key, 0, timeout=duration + 1)
     try:
+        count = cache.incr(key)  # one round trip once the window has begun
+    except ValueError:  # the window's first request: make its counter, then count
+        cache.add(key, 0, timeout=duration + 1)  # at most one of several racing adds wins
         count = cache.incr(key)
-    except ValueError:  # expired between add and incr: a new window
-        cache.add(key, 1, timeout=duration + 1)
-        count = 1
     if count > limit:
         wait = max(1, int((window + 1) * duration - now) + 1)
         raise Throttled(wait=wait)

@@ -98,15 +98,15 @@ def daily_candidates(*, date: dt.date, variant: str) -> Iterator[GameCode]:
         yield GameCode(game, letter, int.from_bytes(digest[:8], "big") % MAX_DEAL + 1)
 
 
-def _taken(code: GameCode, date: dt.date) -> bool:
-    """Another daily deal already deals these cards: the shuffle's seed leaves the
-    cell count out (RULES.md C1), so SH1-C4 and SH1-C1 of one number are one deal."""
-    return (
-        DailyDeal.objects.filter(
-            deal__number=code.number, deal__variant__startswith=f"{code.game}-"
-        )
-        .exclude(date=date, variant=code.variant_id)
-        .exists()
+def _taken_numbers(*, date: dt.date, variant: str) -> set[int]:
+    """Deal numbers other daily deals of the game already use: the shuffle's seed
+    leaves the cell count out (RULES.md C1), so SH1-C4 and SH1-C1 of one number
+    are one deal. One query, however many candidates are tried."""
+    game = variant.split("-", maxsplit=1)[0]
+    return set(
+        DailyDeal.objects.filter(variant__startswith=f"{game}-")
+        .exclude(date=date, variant=variant)
+        .values_list("deal__number", flat=True)
     )
 
 
@@ -127,10 +127,11 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
     fallback: GameCode | None = None
     first: GameCode | None = None
     tried = 0
+    taken = _taken_numbers(date=date, variant=variant)
     for code in daily_candidates(date=date, variant=variant):
         if tried >= effort.candidates or time.perf_counter() - started > effort.seconds:
             break
-        if _taken(code, date):
+        if code.number in taken:
             continue
         tried += 1
         first = first or code
@@ -213,7 +214,8 @@ def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
     daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
     if daily is not None:
         return daily
-    code = next(c for c in daily_candidates(date=date, variant=variant) if not _taken(c, date))
+    taken = _taken_numbers(date=date, variant=variant)
+    code = next(c for c in daily_candidates(date=date, variant=variant) if c.number not in taken)
     log.warning("daily deal %s %s made on demand, unproven: is beat running?", date, variant)
     return _store(date=date, variant=variant, choice=Choice(code, None, 0))
 

@@ -15,7 +15,6 @@ import os
 import secrets
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,11 +22,18 @@ import pytest
 import redis
 from django.conf import settings
 
-from bench.servers import create_database, drop_database, free_port, stop, wait_until_up
+from bench.servers import (
+    create_database,
+    drop_database,
+    free_port,
+    migrate,
+    start_daphne,
+    stop,
+    wait_until_up,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-DAPHNE = str(Path(sys.executable).parent / "daphne")
 REDIS_URL = "redis://127.0.0.1:6379/11"
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
 
@@ -62,23 +68,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = tmp_path_factory.mktemp("daphne") / "daphne.log"
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            timeout=120,
-        )
-        with log.open("wb") as out:
-            processes.append(
-                subprocess.Popen(
-                    [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
-            )
+        migrate(env)
+        processes.append(start_daphne(port, env, log))
         wait_until_up(port, processes[0], log)
         yield f"http://127.0.0.1:{port}"
     finally:

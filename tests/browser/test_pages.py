@@ -109,6 +109,16 @@ def play(page: Any, game: Game, action: Move | Stock) -> None:
     wait_moves(page, before + 1)
 
 
+def refused_move(game: Game) -> Move:
+    """A move between two columns the rules refuse in ``game``'s position."""
+    return next(
+        Move(src, dst)
+        for src in game.columns
+        for dst in game.columns
+        if src != dst and game.piles[src] and game.piles[dst] and not game.is_legal(Move(src, dst))
+    )
+
+
 def open_daily(page: Any, variant: str) -> int:
     page.goto("/")
     page.click(f'[data-variant="{variant}"] a, [data-variant="{variant}"] button')
@@ -169,12 +179,7 @@ def test_sign_up_play_the_daily_by_drag_and_double_click_refusal_undo_reload(new
     assert_board_is(page, game)
 
     # A move the rules refuse: the message names the rule; nothing changes.
-    bad = next(
-        Move(src, dst)
-        for src in game.columns
-        for dst in game.columns
-        if src != dst and game.piles[src] and game.piles[dst] and not game.is_legal(Move(src, dst))
-    )
+    bad = refused_move(game)
     drag(page, game, bad)
     page.wait_for_function("() => document.querySelector('#message').textContent.trim() !== ''")
     assert "onto" in page.inner_text("#message") or "only" in page.inner_text("#message")
@@ -298,12 +303,7 @@ def test_the_language_is_the_accounts_and_refusals_are_translated(new_page):
     assert re.search("[а-яА-Я]", nav) and "Rules" not in nav, nav
     open_daily(page, "SH1-C4")
     game = new_game(shown_code(page))
-    bad = next(
-        Move(src, dst)
-        for src in game.columns
-        for dst in game.columns
-        if src != dst and game.piles[src] and game.piles[dst] and not game.is_legal(Move(src, dst))
-    )
+    bad = refused_move(game)
     drag(page, game, bad)
     page.wait_for_function("() => document.querySelector('#message').textContent.trim() !== ''")
     message = page.inner_text("#message")

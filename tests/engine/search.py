@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from games.engine import IllegalActionError, Move, Stock, new_game
-from games.engine.solver import Outcome, solve
+from games.engine import Game, IllegalActionError, Move, Stock, new_game
+from games.engine.solver import Outcome, Solution, solve
 
 DEFAULT_BUDGET = 200_000
 """Positions the solver may expand before it gives up."""
@@ -44,3 +44,14 @@ def play_line(code: str, plan: Iterable[Move | Stock]) -> list[Move | Stock]:
         assert isinstance(resolved, Move | Stock)
         line.append(resolved)
     return line
+
+
+def assert_wins(game: Game, solution: Solution) -> None:
+    """The solver's line wins from ``game`` on a copy, each action coming back
+    unchanged from :meth:`Game.apply` (it is already resolved)."""
+    assert solution.outcome is Outcome.SOLVED
+    board = game.copy()
+    for index, action in enumerate(solution.line):
+        assert not board.won, f"won before the end of the line, at step {index}"
+        assert board.apply(action) == action
+    assert board.won

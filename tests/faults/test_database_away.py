@@ -13,7 +13,6 @@ import os
 import secrets
 import socket
 import subprocess
-import sys
 import threading
 import time
 from http.cookies import SimpleCookie
@@ -22,13 +21,19 @@ from typing import Any
 
 import psycopg
 
-from bench.servers import create_database, drop_database, free_port, stop, wait_until_up
+from bench.servers import (
+    create_database,
+    drop_database,
+    free_port,
+    migrate,
+    start_daphne,
+    stop,
+    wait_until_up,
+)
 from tests.conftest import requires_postgres, requires_redis
 
 pytestmark = [requires_postgres, requires_redis]
 
-ROOT = Path(__file__).resolve().parents[2]
-DAPHNE = str(Path(sys.executable).parent / "daphne")
 WAIT = 15.0
 
 
@@ -151,23 +156,8 @@ def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> No
     log = tmp_path / "daphne.log"
     processes: list[subprocess.Popen[bytes]] = []
     try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            timeout=120,
-        )
-        with log.open("wb") as out:
-            processes.append(
-                subprocess.Popen(
-                    [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
-            )
+        migrate(env)
+        processes.append(start_daphne(port, env, log))
         wait_until_up(port, processes[0], log)
         player = Client(port)
         player.request("GET", "/api/auth/me/")

@@ -32,7 +32,6 @@ import secrets
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
+from bench.servers import migrate, start_daphne
 from games.dailies import daily_candidates
 from games.engine import ALL_VARIANTS, GameCode
 from tests.conftest import requires_postgres, requires_redis
@@ -54,8 +54,6 @@ from tests.engine.search import find_win
 
 pytestmark = [requires_postgres, requires_redis]
 
-ROOT = Path(__file__).resolve().parents[2]
-DAPHNE = Path(sys.executable).parent / "daphne"
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 CODE = "SH1-C4-AAAAAAE"  # a Seahaven deal that can be won
@@ -104,14 +102,7 @@ class Daphne:
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "config.asgi:application"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
+        self.process = start_daphne(self.port, self.env, self.log)
 
     def tail(self) -> str:
         return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
@@ -383,13 +374,7 @@ def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
         store.flushdb()
         admin_sql(f"CREATE DATABASE {db_name}")
         created = True
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            timeout=60,
-        )
+        migrate(env)
 
         # 1. Two daphnes, one database, one Redis.
         a.start()

@@ -18,6 +18,7 @@ from games.engine.solver import Budget, Outcome, Solution, solve
 from games.engine.solver.easy_harp import solve_easy_harp
 
 from ..positions import position
+from ..search import assert_wins
 
 RANKS = "A23456789TJQK"
 DEALS = [1, 2, 3, 4, 5, 24]
@@ -50,17 +51,6 @@ def full_position(homes: str, down: dict[str, int] | None = None, **piles: str) 
 
 def waste_to_column(line: tuple[Move | Stock, ...]) -> int:
     return sum(1 for a in line if isinstance(a, Move) and a.source == "w" and a.target[0] == "t")
-
-
-def assert_wins(game: Game, solution: Solution) -> None:
-    """The line wins from ``game`` on a copy, each action coming back unchanged from
-    :meth:`Game.apply` (it is already resolved)."""
-    assert solution.outcome is Outcome.SOLVED
-    board = game.copy()
-    for index, action in enumerate(solution.line):
-        assert not board.won, f"won before the end of the line, at step {index}"
-        assert board.apply(action) == action
-    assert board.won
 
 
 @pytest.fixture(scope="module", params=DEALS)

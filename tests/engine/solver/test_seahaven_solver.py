@@ -21,6 +21,7 @@ from games.engine.solver import Budget, Outcome, Solution, solve
 from games.engine.solver.seahaven import solve_seahaven
 
 from ..positions import position
+from ..search import assert_wins
 
 RANKS = "A23456789TJQK"
 FULL = {f"f{i}": " ".join(r + s for r in RANKS) for i, s in enumerate("SHDC", start=1)}
@@ -46,17 +47,6 @@ def up(suit: str, low: int, high: int) -> str:
 
 def run(game: Game, nodes: int = 200_000) -> Solution:
     return solve_seahaven(game, Budget(nodes=nodes))
-
-
-def assert_wins(game: Game, solution: Solution) -> None:
-    """The line replays through the engine to a win on a copy, each action coming
-    back unchanged from :meth:`Game.apply` (it is already resolved)."""
-    assert solution.outcome is Outcome.SOLVED
-    board = game.copy()
-    for index, action in enumerate(solution.line):
-        assert not board.won, f"won before the end of the line, at step {index}"
-        assert board.apply(action) == action
-    assert board.won
 
 
 def brute_force_wins(game: Game, limit: int = 5_000) -> bool:
