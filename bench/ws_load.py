@@ -1,12 +1,14 @@
 """Load figures for the game websocket (a benchmark, not a test).
 
-    python bench/ws_load.py [--players 200] [--rate 2] [--seconds 30] [--daphnes 1]
+    python bench/ws_load.py [--players 200] [--rate 2] [--seconds 30] [--daphnes 2]
                             [--target host:port ...]        # or: make bench-ws
 
-Unless ``--target`` names running servers, it builds the production shape on this
-machine: a fresh PostgreSQL database (``patience_wsload`` on postgres@127.0.0.1:5432,
-dropped first if it exists), Redis db 12 (flushed), ``manage.py migrate`` and
-``--daphnes`` daphne processes on free ports; players are spread over them in turn.
+Unless ``--target`` names running servers, it starts the production process set
+with ``deploy/stack.py``: a fresh PostgreSQL database (``patience_wsload`` on
+postgres@127.0.0.1:5432, dropped first if it exists), a Redis of its own,
+``manage.py migrate``, ``--daphnes`` daphne processes, a Celery worker (which
+verifies every game the players finish) and beat; players are spread over the
+daphnes in turn.
 
 Each player signs up over HTTP (cookies and ``X-CSRFToken`` by hand), starts a
 practice game (``{"random": variant}`` over the four variants) and opens its game
@@ -29,8 +31,8 @@ It prints the actions per second achieved, the ack latency from the due time
 ack within 10 s), whether PostgreSQL holds exactly one ``Action`` row per ack, and
 the CPU used by each daphne, PostgreSQL, Redis and this client over the run, so
 that the bottleneck shows. Target: 400 actions/s with p50 ≤ 10 ms, p99 ≤ 50 ms,
-no error and nothing lost. Daphnes, database and Redis db are cleaned up at the
-end, also on Ctrl-C or SIGTERM.
+no error and nothing lost. Processes and database are cleaned up at the end,
+also on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -48,9 +50,7 @@ import random
 import re
 import secrets
 import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -62,25 +62,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
-import redis
-from servers import (
-    answers,
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    percentile,
-    start_daphne,
-    stop,
-    wait_until_up,
-)
+from servers import ROOT, admin_sql, percentile
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.typing import Origin
 
+sys.path.insert(0, str(ROOT))  # deploy.stack, run as a script from the repo root
+from deploy.stack import Stack
+
 DB_NAME = "patience_wsload"
-DB_URL = f"postgres://postgres@127.0.0.1:5432/{DB_NAME}"
-REDIS_URL = "redis://127.0.0.1:6379/12"
+SERVER_ENV = {"REGISTER_RATE": "100000/hour", "LOG_LEVEL": "WARNING", "DB_POOL_SIZE": "10"}
+"""Settings of the servers the bench starts, beside the production defaults."""
 VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
 TARGET_RATE = 400.0
 TARGET_MS = {"p50": 10.0, "p99": 50.0}
@@ -104,14 +96,6 @@ PASSWORD = "bench horse battery staple"
 ACCESS = re.compile(r"^\S+ - - \[[^]]+\] \"")
 STATE_PREFIX = '{"type": "state"'
 """Broadcasts repeat what the ack said: skipped without parsing (json.dumps' spacing)."""
-
-
-def flush_redis() -> None:
-    client = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
-    try:
-        client.flushdb()
-    finally:
-        client.close()
 
 
 def check_database(url: str, attempt_ids: set[int]) -> tuple[int, int]:
@@ -180,6 +164,10 @@ class CpuMeter:
     def classify(self, pid: int, name: str) -> str | None:
         if name == "redis-server":
             return "redis-server"
+        if name.startswith(("python", "celery")):
+            # The Celery worker's pool processes (its main process is named by pid).
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            return "celery worker" if b"celery -A config worker" in command else None
         if name != "postgres":
             return None
         if self.database is None:
@@ -659,7 +647,10 @@ def report(
     if args.target:
         print(f"server  : --target {servers} (not started here)")
     else:
-        print(f"server  : {len(targets)} daphne ({servers}), DB_POOL_SIZE=10, Redis db 12")
+        print(
+            f"server  : {len(targets)} daphne ({servers}), a Celery worker and beat "
+            "(deploy/stack.py), DB_POOL_SIZE=10"
+        )
     offered = args.players * args.rate
     print(
         f"load    : {args.players} players × {args.rate:g} actions/s = {offered:g} actions/s "
@@ -747,7 +738,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=200, help="players (200)")
     parser.add_argument("--rate", type=float, default=2.0, help="actions/s per player (2)")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of the load (30)")
-    parser.add_argument("--daphnes", type=int, default=1, help="daphne processes (1)")
+    parser.add_argument("--daphnes", type=int, default=2, help="daphne processes (2)")
     parser.add_argument(
         "--target", type=parse_target, nargs="+", help="host:port of running servers instead"
     )
@@ -767,72 +758,51 @@ def main() -> int:
         parser.error("--daphnes must be 1 to 8")
     # A plain SIGTERM would skip the clean-up below; make it an exception instead.
     signal.signal(signal.SIGTERM, _terminated)
-    daphnes: list[subprocess.Popen[bytes]] = []
-    created = flushed = False
+    stack: Stack | None = None
     pg_version: str | None = None
-    with tempfile.TemporaryDirectory(prefix="bench-ws-") as tmp:
-        try:
-            if args.target:
-                targets: list[tuple[str, int]] = args.target
-                db_url = args.database_url
-            else:
-                if not answers("127.0.0.1", 6379):
-                    raise SystemExit("Redis must answer on 127.0.0.1:6379 (the channel layer)")
-                env = {
-                    **os.environ,
-                    "DATABASE_URL": DB_URL,
-                    "REDIS_URL": REDIS_URL,
-                    "SECRET_KEY": "bench-only-secret-not-for-production",
-                    "ALLOWED_HOSTS": "127.0.0.1,localhost",
-                    "DJANGO_SETTINGS_MODULE": "config.settings",
-                    "REGISTER_RATE": "100000/hour",
-                    "LOG_LEVEL": "WARNING",
-                    "DB_POOL_SIZE": "10",
-                }
-                env.pop("DEBUG", None)
-                db_url = DB_URL
-                pg_version = create_database(DB_NAME)
-                created = True
-                flush_redis()
-                flushed = True
-                migrate(env)
-                targets = []
-                for n in range(args.daphnes):
-                    port = free_port()
-                    daphnes.append(start_daphne(port, env, Path(tmp) / f"daphne{n}.log"))
-                    targets.append(("127.0.0.1", port))
-                for n, process in enumerate(daphnes):
-                    wait_until_up(targets[n][1], process, Path(tmp) / f"daphne{n}.log")
-            pids = {f"daphne {n + 1}": p.pid for n, p in enumerate(daphnes)}
-            database = (urlsplit(db_url).path.lstrip("/") or None) if db_url else None
-            result = asyncio.run(
-                load(
-                    targets,
-                    players_n=args.players,
-                    rate=args.rate,
-                    seconds=args.seconds,
-                    daphne_pids=pids,
-                    database=database,
-                )
+    try:
+        if args.target:
+            targets: list[tuple[str, int]] = args.target
+            db_url = args.database_url
+            pids: dict[str, int] = {}
+        else:
+            # The production process set (deploy/stack.py): N daphnes, a Celery
+            # worker and beat, PostgreSQL, Redis. The worker verifies every game
+            # the players resign, as in production.
+            stack = Stack(database=DB_NAME, daphnes=args.daphnes, prepare=False, extra=SERVER_ENV)
+            stack.start()
+            pg_version = str(admin_sql("SELECT version()")[0][0])
+            targets = [("127.0.0.1", port) for port in stack.ports]
+            db_url = stack.database_url
+            pids = {f"daphne {n + 1}": p.pid for n, p in enumerate(stack.daphnes) if p}
+            if stack.worker is not None:
+                pids["celery worker"] = stack.worker.pid
+        database = (urlsplit(db_url).path.lstrip("/") or None) if db_url else None
+        result = asyncio.run(
+            load(
+                targets,
+                players_n=args.players,
+                rate=args.rate,
+                seconds=args.seconds,
+                daphne_pids=pids,
+                database=database,
             )
-            db_check = check_database(db_url, result.stats.attempt_ids) if db_url else None
-            report(result, args=args, targets=targets, pg_version=pg_version, db_check=db_check)
-            for n in range(len(daphnes)):
-                lines = (Path(tmp) / f"daphne{n}.log").read_text(errors="replace").split("\n")
-                # Daphne's access log (one line per socket and request) is not news.
-                log = [line for line in lines if line and not ACCESS.match(line)]
-                if log:
-                    tracebacks = sum(line.startswith("Traceback") for line in log)
-                    print(
-                        f"\ndaphne {n + 1} logged {len(log)} lines ({tracebacks} tracebacks); "
-                        "the last:\n" + "\n".join(log[-12:])
-                    )
-        finally:
-            stop(daphnes)
-            if created:
-                drop_database(DB_NAME)
-            if flushed:
-                flush_redis()
+        )
+        db_check = check_database(db_url, result.stats.attempt_ids) if db_url else None
+        report(result, args=args, targets=targets, pg_version=pg_version, db_check=db_check)
+        for n in range(len(stack.daphnes) if stack else 0):
+            lines = stack.log(f"daphne{n + 1}").split("\n") if stack else []
+            # Daphne's access log (one line per socket and request) is not news.
+            log = [line for line in lines if line and not ACCESS.match(line)]
+            if log:
+                tracebacks = sum(line.startswith("Traceback") for line in log)
+                print(
+                    f"\ndaphne {n + 1} logged {len(log)} lines ({tracebacks} tracebacks); "
+                    "the last:\n" + "\n".join(log[-12:])
+                )
+    finally:
+        if stack is not None:
+            stack.close()
     return 0
 
 

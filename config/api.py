@@ -6,6 +6,7 @@ coerced (``"2"`` is not 2, ``true`` is not 1), and unknown fields are refused.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -15,6 +16,10 @@ from rest_framework.exceptions import ParseError, Throttled
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+from config.errors import unavailable
+
+log = logging.getLogger(__name__)
 
 
 class JSONParser(parsers.JSONParser):
@@ -85,7 +90,9 @@ def rate_limit(scope: str, ident: object) -> None:
     ``INCR`` when ``REDIS_URL`` is set, a locked counter in process otherwise),
     so requests arriving at once — on any number of daphne processes — cannot
     slip past: DRF's own throttle reads a history, then writes it back, and two
-    requests at once both pass."""
+    requests at once both pass. While the cache is unreachable (a Redis
+    restart) requests are let through uncounted, with a warning: the limit
+    guards against abuse and must not stop honest play."""
     rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
     if not rate:
         return
@@ -94,10 +101,16 @@ def rate_limit(scope: str, ident: object) -> None:
     window = int(now // duration)
     key = f"rate:{scope}:{ident}:{window}"
     try:
-        count = cache.incr(key)  # one round trip once the window has begun
-    except ValueError:  # the window's first request: make its counter, then count
-        cache.add(key, 0, timeout=duration + 1)  # at most one of several racing adds wins
-        count = cache.incr(key)
+        try:
+            count = cache.incr(key)  # one round trip once the window has begun
+        except ValueError:  # the window's first request: make its counter, then count
+            cache.add(key, 0, timeout=duration + 1)  # at most one of several racing adds wins
+            count = cache.incr(key)
+    except Exception as exc:
+        if not unavailable(exc):
+            raise
+        log.warning("rate limit %s not counted: the cache is unreachable", scope)
+        return
     if count > limit:
         wait = max(1, int((window + 1) * duration - now) + 1)
         raise Throttled(wait=wait)

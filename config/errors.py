@@ -14,6 +14,9 @@ from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import page_not_found, server_error
+from django_redis.exceptions import ConnectionInterrupted
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
@@ -49,14 +52,18 @@ def _first_message(detail: Any) -> tuple[str, str]:
 
 
 UNAVAILABLE_RETRY_S = 5
-UNAVAILABLE_MESSAGE = "The database is unreachable right now; nothing was changed. Try again."
+UNAVAILABLE_MESSAGE = "The service is unreachable right now; nothing was changed. Try again."
 
 
 def unavailable(exc: BaseException | None) -> bool:
-    """The database did not answer (down, restarting, the pool out of
+    """PostgreSQL or Redis did not answer (down, restarting, the pool out of
     connections): the request changed nothing — its transaction never
-    committed — and can be sent again."""
-    if isinstance(exc, OperationalError | InterfaceError):
+    committed, and what runs after a commit (broadcasts, queued jobs) never
+    raises — and can be sent again."""
+    if isinstance(exc, OperationalError | InterfaceError):  # PostgreSQL
+        return True
+    # Redis, and django-redis's wrapper of its errors (the cache).
+    if isinstance(exc, RedisConnectionError | RedisTimeoutError | ConnectionInterrupted):
         return True
     return type(exc).__name__ == "PoolTimeout"  # psycopg_pool, when the pool is in use
 

@@ -7,11 +7,13 @@ every message and close code, is in ``games/websocket.md``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -95,8 +97,10 @@ class JsonSocket(AsyncWebsocketConsumer):
         raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
 
     async def relay(self, event: dict[str, Any]) -> None:
-        """A group broadcast (``games.realtime.publish``): pass the text on."""
-        await self.send(text_data=event["text"])
+        """A group broadcast (``games.realtime.publish``): pass the text on,
+        unless the client has gone in the meantime (its events are best effort)."""
+        with contextlib.suppress(Disconnected):
+            await self.send(text_data=event["text"])
 
 
 def _open_game(attempt_id: int, user: Any) -> tuple[bool, dict[str, Any]]:

@@ -20,10 +20,17 @@ log = logging.getLogger(__name__)
 
 def queue_on_commit(task: Task, *args: Any) -> None:
     """``task.delay_on_commit(*args)``, robust: once the change is committed a
-    broker that does not answer must not turn the answer into an error, so a
-    failure to queue is logged (``verify_pending_attempts`` queues lost checks
-    again; a dead-end proof is only ever a bonus)."""
-    transaction.on_commit(lambda: task.delay(*args), robust=True)
+    broker that does not answer (Redis restarting) must not turn the answer into
+    an error, so a failure to queue is a warning (``verify_pending_attempts``
+    queues lost checks again; a dead-end proof is only ever a bonus)."""
+
+    def send() -> None:
+        try:
+            task.delay(*args)
+        except Exception:
+            log.warning("%s%r not queued: the broker did not answer", task.name, args)
+
+    transaction.on_commit(send)
 
 
 @shared_task

@@ -4,9 +4,14 @@ atomic increment, so requests sent at once cannot slip past."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from django.core.cache import cache
 
+from bench.servers import free_port
+from config.api import rate_limit
+from config.errors import describe_error, unavailable
 from tests.api.test_games import run_at_once
 from tests.conftest import assert_error, requires_postgres
 
@@ -68,3 +73,28 @@ def test_sign_in_per_address(make_player, rates):
         "/api/auth/login/", {"username": "carol", "password": "correct horse battery"}
     )
     assert_error(response, 429, "throttled")
+
+
+def test_an_unreachable_cache_counts_nothing_and_refuses_nothing(settings, caplog):
+    """Redis restarting: the limit lets requests through uncounted, with a
+    warning (the abuse guard must not stop honest play); the error itself is
+    one the service answers 503 where it cannot go on."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
+        }
+    }
+    framework = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], "games": "1/min"}
+    settings.REST_FRAMEWORK = framework
+    with caplog.at_level(logging.WARNING, logger="config.api"):
+        for _ in range(3):
+            rate_limit("games", "user-1")  # over 1/min, yet not refused
+    assert caplog.text.count("the cache is unreachable") == 3
+    with pytest.raises(Exception) as raised:
+        cache.get("anything")
+    assert unavailable(raised.value)
+    status, body, headers = describe_error(raised.value)
+    assert (status, body["error"]["code"]) == (503, "unavailable") and "Retry-After" in headers

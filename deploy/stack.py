@@ -1,0 +1,302 @@
+"""The production process set without Docker: what ``docker-compose.yml`` runs,
+started as plain processes on this machine.
+
+    python -m deploy.stack [--daphnes 2] [--port 8000] [--database patience_stack]
+                           [--fresh] [--drop]                   # or: make stack
+
+- **PostgreSQL**: the server at ``postgres@127.0.0.1:5432`` (started with Debian's
+  ``pg_ctlcluster`` if it does not answer); the service gets a database of its own,
+  created if missing (``--fresh``: dropped and created anew).
+- **Redis**: a ``redis-server`` of the stack's own on a free port, with an
+  append-only file as in the compose file, so it can be restarted without
+  touching anyone else's Redis.
+- ``manage.py migrate`` and ``manage.py prepare_dailies``, then **N daphnes** on
+  consecutive ports from ``--port``, **one Celery worker** and **Celery beat**, all
+  with the production settings (``config.settings``: no debug, connection pool,
+  Redis for cache, sessions, channel layer and broker).
+
+There is no proxy in front: each daphne is a whole server, and clients may use
+any of them (websocket groups span the processes through Redis). It runs until
+Ctrl-C or SIGTERM, then stops every process it started (``--drop`` also drops
+the database). Logs are in a temporary directory printed at start.
+
+The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+import redis
+
+from bench.servers import (
+    ROOT,
+    admin_sql,
+    answers,
+    create_database,
+    drop_database,
+    free_port,
+    migrate,
+    start_daphne,
+    stop,
+    wait_until_up,
+)
+
+PG_HOST, PG_PORT = "127.0.0.1", 5432
+CELERY = [sys.executable, "-m", "celery", "-A", "config"]
+QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+"""Worker-to-worker chatter this service does not use (and Celery's gossip
+fails to restart after a broker outage)."""
+
+
+def ensure_postgres() -> None:
+    """Start the machine's PostgreSQL cluster if it does not answer (as ``.ci/run``)."""
+    if answers(PG_HOST, PG_PORT):
+        return
+    clusters = sorted(os.listdir("/etc/postgresql")) if os.path.isdir("/etc/postgresql") else []
+    if clusters and shutil.which("pg_ctlcluster"):
+        subprocess.run(
+            ["pg_ctlcluster", "--skip-systemctl-redirect", clusters[-1], "main", "start"],
+            check=False,
+            timeout=60,
+        )
+    limit = time.monotonic() + 30
+    while not answers(PG_HOST, PG_PORT):
+        if time.monotonic() > limit:
+            raise RuntimeError(f"PostgreSQL does not answer on {PG_HOST}:{PG_PORT}")
+        time.sleep(0.5)
+
+
+def wait_for_port(host: str, port: int, process: subprocess.Popen[bytes], what: str) -> None:
+    limit = time.monotonic() + 20
+    while not answers(host, port):
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited ({process.returncode})")
+        if time.monotonic() > limit:
+            raise RuntimeError(f"{what} did not listen on {host}:{port} within 20 s")
+        time.sleep(0.05)
+
+
+class Stack:
+    """PostgreSQL database, own Redis, N daphnes, a Celery worker and beat.
+
+    Use as a context manager (everything is stopped on exit, the database
+    dropped if ``drop``). ``env`` is the environment every process got; pass
+    ``extra`` to add settings (e.g. ``{"ACTION_RATE": "100000/min"}``)."""
+
+    def __init__(
+        self,
+        *,
+        database: str,
+        daphnes: int = 2,
+        port: int | None = None,
+        worker: bool = True,
+        beat: bool = True,
+        prepare: bool = True,
+        fresh: bool = True,
+        drop: bool = True,
+        extra: dict[str, str] | None = None,
+        logs: Path | None = None,
+    ) -> None:
+        self.database = database
+        self.fresh, self.drop, self.prepare = fresh, drop, prepare
+        self.with_worker, self.with_beat = worker, beat
+        self.logs = logs or Path(tempfile.mkdtemp(prefix="stack-"))
+        self.logs.mkdir(parents=True, exist_ok=True)
+        first = port or free_port()
+        self.ports = [first + n for n in range(daphnes)] if port else [first]
+        while len(self.ports) < daphnes:
+            self.ports.append(free_port())
+        self.redis_port = free_port()
+        self.database_url = f"postgres://postgres@{PG_HOST}:{PG_PORT}/{database}"
+        self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": self.redis_url,
+            "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(40),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "CELERY_EAGER": "0",
+            "PYTHONUNBUFFERED": "1",
+            **(extra or {}),
+        }
+        self.env.pop("DEBUG", None)
+        self.redis: subprocess.Popen[bytes] | None = None
+        self.daphnes: list[subprocess.Popen[bytes] | None] = [None] * daphnes
+        self.worker: subprocess.Popen[bytes] | None = None
+        self.beat: subprocess.Popen[bytes] | None = None
+        self.created = False
+
+    # --- whole stack ------------------------------------------------------------------
+
+    def start(self) -> Stack:
+        try:
+            ensure_postgres()
+            exists = admin_sql(f"SELECT 1 FROM pg_database WHERE datname = '{self.database}'")
+            if self.fresh or not exists:
+                create_database(self.database)
+            self.created = True
+            self.start_redis()
+            migrate(self.env)
+            if self.prepare:
+                self.manage("prepare_dailies")
+            for n in range(len(self.daphnes)):
+                self.start_daphne(n)
+            if self.with_worker:
+                self.start_worker()
+            if self.with_beat:
+                self.beat = self._spawn(
+                    "beat",
+                    [*CELERY, "beat", "--loglevel", "INFO", "-s", str(self.logs / "beat-schedule")],
+                )
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        processes = [self.worker, self.beat, *self.daphnes]
+        stop([p for p in processes if p is not None])
+        if self.redis is not None:
+            stop([self.redis])
+        if self.created and self.drop:
+            drop_database(self.database)
+
+    def __enter__(self) -> Stack:
+        return self.start()
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # --- processes --------------------------------------------------------------------
+
+    def _spawn(self, name: str, command: list[str]) -> subprocess.Popen[bytes]:
+        with (self.logs / f"{name}.log").open("ab") as out:
+            return subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT
+            )
+
+    def manage(self, *args: str) -> None:
+        subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            timeout=300,
+            stdout=subprocess.DEVNULL,
+        )
+
+    def log(self, name: str) -> str:
+        path = self.logs / f"{name}.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def start_redis(self) -> None:
+        """Redis with an append-only file in the log directory (as in the compose
+        file): a restart keeps what was written."""
+        self.redis = self._spawn(
+            "redis",
+            [
+                "redis-server",
+                "--bind", "127.0.0.1",
+                "--port", str(self.redis_port),
+                "--save", "",
+                "--appendonly", "yes",
+                "--appendfsync", "always",
+                "--dir", str(self.logs),
+            ],
+        )  # fmt: skip
+        wait_for_port("127.0.0.1", self.redis_port, self.redis, "redis-server")
+
+    def stop_redis(self) -> None:
+        """A clean shutdown (SIGTERM: Redis writes its file and exits)."""
+        if self.redis is not None:
+            stop([self.redis])
+            self.redis = None
+
+    def restart_redis(self) -> None:
+        self.stop_redis()
+        self.start_redis()
+
+    def start_daphne(self, n: int) -> None:
+        log = self.logs / f"daphne{n + 1}.log"
+        process = start_daphne(self.ports[n], self.env, log)
+        self.daphnes[n] = process
+        wait_until_up(self.ports[n], process, log)
+
+    def kill_daphne(self, n: int) -> None:
+        """SIGKILL: no goodbye to the sockets, no clean shutdown."""
+        process = self.daphnes[n]
+        if process is not None:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=10)
+            self.daphnes[n] = None
+
+    def start_worker(self) -> None:
+        self.worker = self._spawn(
+            "worker", [*CELERY, "worker", "--loglevel", "INFO", "--concurrency", "1", *QUIET]
+        )
+
+    def redis_client(self) -> redis.Redis:
+        return redis.Redis.from_url(self.redis_url, socket_timeout=5)
+
+    def describe(self) -> str:
+        lines = [f"PostgreSQL: {self.database_url}", f"Redis:      {self.redis_url}"]
+        lines += [f"daphne {n + 1}:   http://127.0.0.1:{p}/" for n, p in enumerate(self.ports)]
+        for name, process in (("worker", self.worker), ("beat", self.beat)):
+            if process is not None:
+                lines.append(f"{name + ':':<11} pid {process.pid}")
+        lines.append(f"logs:       {self.logs}")
+        return "\n".join(lines)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--daphnes", type=int, default=2, help="daphne processes (2)")
+    parser.add_argument("--port", type=int, default=8000, help="first daphne's port (8000)")
+    parser.add_argument("--database", default="patience_stack", help="database name")
+    parser.add_argument("--fresh", action="store_true", help="drop and create the database")
+    parser.add_argument("--drop", action="store_true", help="drop the database at the end")
+    args = parser.parse_args()
+    if not 1 <= args.daphnes <= 8:
+        parser.error("--daphnes must be 1 to 8")
+    if not args.database.isidentifier():
+        parser.error("--database must be a plain name (letters, digits, _)")
+    signal.signal(signal.SIGTERM, _terminated)
+    stack = Stack(
+        database=args.database,
+        daphnes=args.daphnes,
+        port=args.port,
+        fresh=args.fresh,
+        drop=args.drop,
+    )
+    with contextlib.suppress(KeyboardInterrupt), stack:
+        print(stack.describe(), "\nCtrl-C stops them all.", flush=True)
+        while True:
+            for name, process in (("worker", stack.worker), ("beat", stack.beat)):
+                if process is not None and process.poll() is not None:
+                    print(f"{name} exited ({process.returncode}); see its log", flush=True)
+                    return 1
+            time.sleep(1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
