@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run deal test lint typecheck pytest bench bench-api bench-ws bench-solver messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-solver messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,11 @@ run: $(VENV)/.installed
 	DEBUG=1 $(PY) manage.py migrate --noinput
 	DEBUG=1 $(PY) manage.py prepare_dailies
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+## stack: the production process set without Docker (PostgreSQL, Redis, 2 daphnes on
+## :$(PORT) and the next port, a Celery worker, beat) until Ctrl-C; see deploy/stack.py
+stack: $(VENV)/.installed
+	$(PY) -m deploy.stack --port $(PORT)
 
 ## deal: print deal CODE (default EH1-N-AAAAAAF) with the engine's command line
 deal: $(VENV)/.installed

@@ -16,6 +16,7 @@
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
+| ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 300) | 3600 |
 """
 
 import os
@@ -130,7 +131,15 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 if REDIS_URL:
     # django-redis keeps one connection pool per process; Django's own Redis cache
     # makes one per thread context, i.e. per request under ASGI.
-    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
+    # Timeouts: a Redis that is restarting fails a request fast (503, or the rate
+    # limit uncounted) instead of holding a thread.
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 2, "SOCKET_TIMEOUT": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -168,8 +177,13 @@ CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-# Longer than the longest task, or Redis hands a running task to a second worker.
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# A task taken but never acknowledged is handed out again after this long: what
+# brings back the task of a worker killed outright (a pool child's death requeues
+# at once). Longer than the longest task (CELERY_TASK_TIME_LIMIT), or Redis hands
+# a running task to a second worker.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(env.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Queuing happens after a request's commit: with Redis away, give up within a
 # second (logged; the beat jobs catch up) rather than hold the answer.
@@ -252,6 +266,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.document_shared_errors",  # CSRF, sign-in, body, rate-limit errors
+    ],
 }
 
 # Behind a reverse proxy that terminates TLS (docker-compose.yml's nginx, or the

@@ -8,85 +8,34 @@ the same broker — the eager mode of the other tests is switched off here.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from django.conf import settings
-from django.db import connection
 
-from config.celery import app
 from games.engine import new_game
 from games.engine.solver import solve
 from games.models import Action, Attempt
 from games.tasks import verify_attempt
+from tests.celery_worker import Worker, real_broker, wait_for, workers
 from tests.conftest import Client, requires_postgres, requires_redis
 
 pytestmark = [requires_postgres, requires_redis, pytest.mark.django_db(transaction=True)]
 
-ROOT = Path(__file__).resolve().parents[2]
-WORKER = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo"]
-WAIT = 60.0
 CODE = "SH1-C4-AAAAAJ2"
 
 
 @pytest.fixture
 def broker() -> Iterator[None]:
-    """Tasks go to the real broker (the tests' Redis), not run in-process; the
-    queue starts empty (nothing left from an earlier run)."""
-    app.control.purge()
-    app.conf.task_always_eager = False
-    try:
+    with real_broker():
         yield
-    finally:
-        app.conf.task_always_eager = True
 
 
 @pytest.fixture
-def worker(broker: None, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    database = connection.settings_dict
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}"
-        f"/{database['NAME']}",
-        "REDIS_URL": settings.REDIS_URL,
-        "SECRET_KEY": settings.SECRET_KEY,
-        "CELERY_EAGER": "0",
-    }
-    log_path = tmp_path / "worker.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*WORKER, "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        print(log_path.read_text()[-3000:])  # shown when a test fails
-
-
-def wait_for(predicate: Any, what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+def worker(broker: None, tmp_path: Path) -> Iterator[Worker]:
+    with workers(tmp_path) as start:
+        yield start("--pool", "solo")
 
 
 def verdict(attempt_id: int) -> bool | None:
@@ -113,7 +62,7 @@ def test_the_worker_verifies_a_won_game_and_flags_a_tampered_log(worker, make_pl
     Action.objects.filter(pk=first.pk).update(score=first.score + 10)
     verify_attempt.delay(game["id"])
     wait_for(lambda: verdict(game["id"]) is False, "the tampered log to be flagged")
-    assert worker.poll() is None  # the worker is still up
+    assert worker.alive()  # the worker is still up
 
 
 def test_a_check_queued_while_no_worker_runs_is_done_when_one_starts(
