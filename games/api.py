@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -49,6 +49,19 @@ ERROR = inline_serializer(
     },
 )
 ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ERROR)
+START_EXAMPLES = [
+    OpenApiExample("today's daily", {"daily": "EH1-N"}, request_only=True),
+    OpenApiExample("a random deal", {"random": "SH1-C2"}, request_only=True),
+    OpenApiExample("a deal by code", {"code": "SH1-C4-AAAAAJ2"}, request_only=True),
+]
+ACTION_EXAMPLES = [
+    OpenApiExample(
+        "move", {"seq": 0, "action": {"type": "move", "from": "t1", "to": "c3"}}, request_only=True
+    ),
+    OpenApiExample("tap", {"seq": 0, "action": {"type": "tap", "from": "t2"}}, request_only=True),
+    OpenApiExample("stock", {"seq": 0, "action": {"type": "stock"}}, request_only=True),
+    OpenApiExample("undo", {"seq": 1, "action": {"type": "undo"}}, request_only=True),
+]
 
 
 class StartSerializer(StrictSerializer):
@@ -161,6 +174,7 @@ class GamesView(APIView):
     @extend_schema(
         request=StartSerializer,
         responses={201: AttemptSerializer, 200: AttemptSerializer, **ERRORS},
+        examples=START_EXAMPLES,
         summary="Start a game: the daily (ranked, once), a random deal or a code",
     )
     def post(self, request: Request) -> Response:
@@ -184,6 +198,7 @@ class ActionsView(APIView):
     @extend_schema(
         request=ActionSerializer,
         responses={200: AttemptSerializer, **ERRORS},
+        examples=ACTION_EXAMPLES,
         summary="Apply one action; seq = actions accepted so far",
     )
     def post(self, request: Request, attempt_id: int) -> Response:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -13,6 +14,7 @@ from rest_framework.views import APIView
 
 from config.errors import ApiError
 from games.api import ERRORS
+from games.engine import ALL_VARIANTS
 
 from .selectors import leaderboard_for_day, player_record
 
@@ -74,7 +76,11 @@ class LeaderboardView(APIView):
     permission_classes = (AllowAny,)
 
     @extend_schema(
-        parameters=[OpenApiParameter("page", int, required=False)],
+        parameters=[
+            OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH),
+            OpenApiParameter("variant", str, OpenApiParameter.PATH, enum=ALL_VARIANTS),
+            OpenApiParameter("page", int, required=False),
+        ],
         responses={200: LeaderboardSerializer, **ERRORS},
         summary="A daily deal's ranking (RULES.md C11)",
     )

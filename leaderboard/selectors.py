@@ -129,7 +129,8 @@ def _streaks(days: list[dt.date]) -> tuple[int, int]:
 
 
 def player_record(*, username: str) -> dict[str, Any]:
-    user = User.objects.filter(username__iexact=username).first()
+    # PostgreSQL text cannot hold NUL (the query would fail); no username has one.
+    user = None if "\x00" in username else User.objects.filter(username__iexact=username).first()
     if user is None:
         raise ApiError(404, "not_found", f"No player {username!r}.")
     finished = (

@@ -577,3 +577,14 @@ def test_any_json_gets_a_clean_answer_and_the_state_is_the_replay(player, game, 
     logged = [a.action for a in Action.objects.filter(attempt=attempt).order_by("seq")]
     assert len(logged) == attempt.seq
     assert load_game(attempt.state) == replay(attempt.deal.code, logged)
+
+
+# --- NUL, which PostgreSQL text cannot hold (issue 7) -------------------------------
+
+
+def test_nul_in_a_player_name_is_a_clean_404(anon):
+    """No username holds a NUL (sign-up refuses it); looking one up must not
+    reach the database, whose text cannot hold it. (Schemathesis, in
+    tests/hostile/test_schema_fuzz.py, never puts control characters in a path.)"""
+    anon.raise_request_exception = False
+    assert_error(anon.get("/api/players/a%00b/"), 404, "not_found")
