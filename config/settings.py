@@ -21,6 +21,7 @@
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from celery.schedules import crontab
@@ -47,6 +48,7 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 REDIS_URL = env.get("REDIS_URL", "")
+REDIS_DB = (urlsplit(REDIS_URL).path.strip("/") or "0") if REDIS_URL else "0"
 
 INSTALLED_APPS = [
     "daphne",
@@ -152,7 +154,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # Pub/sub channels ignore the database number of REDIS_URL: name them
+            # by it, so two services on one Redis (each its own db) stay apart.
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"asgi.db{REDIS_DB}"},
         }
     }
 else:

@@ -3,29 +3,25 @@
 The hidden-information checks compare every response with the engine's full
 state of the attempt at that moment (what the server stores): no face-down
 card, no stock card and no order of either may show anywhere in a response.
-Easy Harp has every card twice, so positions are checked, not just names.
+Easy Harp has every card twice, so positions are checked, not just names
+(the checker: ``tests/hidden.py``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
-import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from accounts.models import User
 from games.dailies import daily_deal_get, utc_today
-from games.engine import Game, encode_deal, load_game, new_game
+from games.engine import encode_deal, new_game
 from games.models import Action, Attempt, DailyDeal
 from games.services import _create_attempt
 from tests.conftest import Client
-
-CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
-
+from tests.hidden import CARD, check_hidden, check_response, engine_state, hidden_only, odd_actions
 
 # --- helpers -------------------------------------------------------------------------------
 
@@ -55,130 +51,12 @@ def daily_codes(client: Client) -> dict[str, str]:
     return {d["variant"]: d["code"] for d in client.get("/api/daily/").json()["deals"]}
 
 
-def engine_state(attempt_id: int) -> Game:
-    return load_game(Attempt.objects.get(pk=attempt_id).state)
-
-
-def hidden_positions(game: Game) -> dict[str, list[str]]:
-    """The cards a player may not see, by pile, bottom to top."""
-    hidden = {t: [c.text for c in game.piles[t][: game.down[t]]] for t in game.columns}
-    if "s" in game.piles:
-        hidden["s"] = [c.text for c in game.piles["s"]]
-    return {pile: cards for pile, cards in hidden.items() if cards}
-
-
-def hidden_only(game: Game) -> set[str]:
-    """Card names whose every copy is hidden: naming one anywhere is a leak."""
-    visible: set[str] = set()
-    for pile, cards in game.piles.items():
-        cut = len(cards) if pile == "s" else game.down.get(pile, 0)
-        visible.update(c.text for c in cards[cut:])
-    return {text for cards in hidden_positions(game).values() for text in cards} - visible
-
-
-def walk(value: Any) -> Iterator[Any]:
-    yield value
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from walk(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from walk(item)
-
-
-def contains_run(values: list[Any], run: list[str]) -> bool:
-    n = len(run)
-    return any(values[i : i + n] == run for i in range(len(values) - n + 1))
-
-
-def check_hidden(body: Any, game: Game, where: str) -> None:
-    """Nothing of ``body`` reveals a face-down or stock card of ``game``."""
-    secret = hidden_only(game)
-    runs = [cards for cards in hidden_positions(game).values() if len(cards) >= 2]
-    runs += [run[::-1] for run in runs]
-    for value in walk(body):
-        if isinstance(value, str):
-            leaked = set(CARD.findall(value)) & secret
-            assert not leaked, f"{where}: hidden card(s) {leaked} named in {value!r}"
-            for run in runs:
-                for sep in (",", ", ", " ", "", "|"):
-                    assert sep.join(run) not in value, f"{where}: hidden order in {value!r}"
-        elif isinstance(value, list) and value:
-            for run in runs:
-                assert not contains_run(value, run), f"{where}: hidden order {run} in {value}"
-    text = json.dumps(body)
-    for run in runs:
-        assert json.dumps(run)[1:-1] not in text, f"{where}: hidden order {run} in the body"
-
-
-def check_view(view: dict[str, Any], game: Game, *, owner_playing: bool, where: str) -> None:
-    """The view is the engine's redacted view: each column's face-down cards and
-    the whole stock are null, every other card as it is."""
-    piles = view["piles"]
-    assert set(piles) == set(game.pile_ids), where
-    assert view["down"] == game.down, where
-    for pile, cards in game.piles.items():
-        texts = [c.text for c in cards]
-        hidden = len(cards) if pile == "s" else game.down.get(pile, 0)
-        assert len(piles[pile]) == len(cards), f"{where}: {pile}"
-        assert piles[pile][:hidden] == [None] * hidden, f"{where}: {pile} shows hidden cards"
-        assert piles[pile][hidden:] == texts[hidden:], f"{where}: {pile}"
-    targets = view.get("targets", [])
-    for target in targets:
-        assert set(target) == {"from", "count", "to"}, f"{where}: {target}"
-        assert target["from"] in game.pile_ids, f"{where}: {target}"
-        assert type(target["count"]) is int, f"{where}: {target}"
-        assert target["to"] and set(target["to"]) <= set(game.pile_ids), f"{where}: {target}"
-    if owner_playing:
-        assert targets == game.targets_json(), where
-
-
-def check_response(
-    response: Any, attempt_id: int, where: str, problems: list[str] | None = None
-) -> Any:
-    """Check one response against the attempt's full state right after it.
-    With ``problems``, a leak is noted there (and play goes on) instead of raised."""
-    assert response.status_code < 500, (where, response.content)
-    body = response.json()
-    game = engine_state(attempt_id)
-    try:
-        if "view" in body:
-            playing = body["status"] == "playing"
-            check_view(body["view"], game, owner_playing=playing, where=where)
-        check_hidden(body, game, where)
-    except AssertionError as exc:
-        if problems is None:
-            raise
-        problems.append(str(exc).splitlines()[0])
-    return body
-
-
 def check_daily(client: Client, attempt_ids: list[int]) -> None:
     response = client.get("/api/daily/")
     assert response.status_code == 200
     body = response.json()
     for attempt_id in attempt_ids:
         check_hidden(body, engine_state(attempt_id), "daily")
-
-
-def odd_actions(view: dict[str, Any], rng: random.Random) -> list[dict[str, Any]]:
-    """Actions likely refused: groups reaching face-down cards, taps, bad drops."""
-    piles = view["piles"]
-    columns = [p for p in piles if p[0] == "t" and piles[p]]
-    src = rng.choice(columns)
-    count = rng.randint(1, len(piles[src]))
-    other = rng.choice([p for p in piles if p[0] in "tcf" and p != src])
-    return [
-        {"type": "double_tap", "from": src, "count": count},
-        {"type": "tap", "from": src, "count": count},
-        {"type": "tap", "from": src},
-        {"type": "move", "from": src, "to": other, "count": count},
-        {"type": "move", "from": src, "to": "f"},
-        {"type": "move", "from": src, "to": src},
-        {"type": "double_tap", "from": src},
-        {"type": "stock"},
-        {"type": "move", "from": rng.choice(list(piles)), "to": "t1"},
-    ]
 
 
 def play_randomly(

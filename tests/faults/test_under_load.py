@@ -5,7 +5,8 @@ two daphnes, a Celery worker.
 Twenty-four players sign up (half on each daphne), start practice games over the
 four variants and play them over their game sockets at once: random legal
 moves from ``view.targets``, stock taps, undos — one action in flight each, the
-next sent when the ack comes. Mid-load (once the players have had a number of
+next sent when the ack comes; four of the games are watched by a spectator on
+the other daphne. Mid-load (once the players have had a number of
 acks, not after a time):
 
 - **a daphne is SIGKILLed.** Its players' sockets drop with actions in flight,
@@ -21,7 +22,8 @@ acks, not after a time):
 Then, for every player: each acknowledged action is in PostgreSQL at its
 ``seq`` with what was sent, the database holds no action that was not
 acknowledged and none twice, the game read back over HTTP is the state of
-the last ack, every player had acks after the fault, and the worker's replay
+the last ack, every player had acks after the fault, every spectator heard
+``state`` broadcasts again after it and knows the last version, and the worker's replay
 check (every game is resigned at the end) finds each game equal to replaying
 its accepted actions.
 """
@@ -54,7 +56,8 @@ pytestmark = [requires_postgres, requires_redis]
 PLAYERS = 24
 VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
 BEFORE = 8  # acks each player has had, on average, when the fault strikes
-AFTER = 10  # acks each player must have after the fault
+AFTER = 10  # acks each player must have once the fault is over
+WATCHED = 4  # players whose game a spectator on the other daphne follows
 WAIT = 30.0  # every bounded wait, in seconds (a restart included)
 RETRY_CODES = {"unavailable"}  # the refusal an outage may cause: nothing was changed
 
@@ -89,6 +92,7 @@ class Player:
     refused: list[str] = field(default_factory=list)  # error codes met (retried)
     acks_after_fault: int = 0
     undoable: int = 0  # accepted actions an undo could take back (a guess: moves)
+    refusals: int = 0  # engine refusals in a row
 
     def choose(self) -> dict[str, Any]:
         view = self.game["view"]
@@ -104,6 +108,20 @@ class Player:
         return {"type": "move", "from": target["from"], "to": to, "count": target["count"]}
 
 
+@dataclass
+class Watcher:
+    """A spectator of one player's game on the other daphne, keeping the highest
+    ``v`` (websocket.md, Versions) and healing a gap with a snapshot."""
+
+    browser: Browser
+    target: Player
+    daphne: int
+    ws: ClientConnection | None = None
+    v: int = 0
+    states_after_fault: int = 0  # state events of actions acked once the fault was over
+    healed: int = 0
+
+
 class Load:
     """The players and the stack; ``fault`` runs once the players are warm."""
 
@@ -115,8 +133,12 @@ class Load:
         self.faulted = asyncio.Event()
         self.fault_done = asyncio.Event()
         self.restart_waiters: set[int] = set()  # players who wait for their daphne
+        self.watchers: list[Watcher] = []
+        self.done: set[int] = set()  # players who have finished
+        self.seq_at_recovery: dict[int, int] = {}  # each game's seq when the fault was over
         self.unexpected: list[str] = []
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.recovered_at = 0.0
 
     # --- set-up (HTTP) ------------------------------------------------------------
 
@@ -128,21 +150,21 @@ class Load:
             browser = Browser(f"load{n}_{tag}").register(port)
             variant = VARIANTS[n % len(VARIANTS)]
             game = browser.expect(port, "POST", "/api/games/", {"random": variant}, status=201)
+            while not game["view"]["targets"] and variant.startswith("SH1"):
+                # A Seahaven deal with no move at all from the start (the 1-cell
+                # game has them): nothing to play, not even an undo. Deal again.
+                game = browser.expect(port, "POST", "/api/games/", {"random": variant}, status=201)
             self.players.append(Player(n, browser, home, game["id"], game, random.Random(1000 + n)))
+        for target in self.players[:WATCHED]:
+            daphne = 1 - target.home
+            browser = Browser(f"watch{target.number}_{tag}").register(self.stack.ports[daphne])
+            self.watchers.append(Watcher(browser, target, daphne))
 
     # --- sockets ------------------------------------------------------------------
 
     async def open(self, player: Player, daphne: int) -> None:
-        port = self.stack.ports[daphne]
-        sessionid = player.browser.cookies["sessionid"]
-        player.ws = await connect(
-            f"ws://127.0.0.1:{port}/ws/games/{player.attempt_id}/",
-            origin=Origin(f"http://127.0.0.1:{port}"),
-            additional_headers={"Cookie": f"sessionid={sessionid}"},
-            open_timeout=5,
-            close_timeout=1,
-            max_queue=None,
-        )
+        path = f"/ws/games/{player.attempt_id}/"
+        player.ws = await self.connect_to(daphne, path, player.browser)
         first = await self.receive(player)
         assert first["type"] == "snapshot", first
         player.game = first["game"]
@@ -211,8 +233,11 @@ class Load:
                     continue
                 if code in ("server_error", "seq_conflict") or code in RETRY_CODES:
                     self.unexpected.append(f"player {player.number} seq {seq}: {message}")
-                # Else the engine refused it (an undo past its limit): nothing changed.
+                # Else the engine refused it (a stock tap in an empty stock): nothing
+                # changed; the next choice is drawn afresh.
                 player.in_flight = None
+                player.refusals += 1
+                assert player.refusals < 50, f"player {player.number} is stuck: {message}"
                 return
             if kind not in ("state", "snapshot", "ack"):
                 self.unexpected.append(f"player {player.number}: {message}")
@@ -223,13 +248,18 @@ class Load:
         player.undoable = player.undoable - 1 if action["type"] == "undo" else player.undoable + 1
         player.game = game
         player.in_flight = None
+        player.refusals = 0
         self.acks += 1
-        if self.faulted.is_set():
+        if self.fault_done.is_set():  # the daphne restarted, Redis back
             player.acks_after_fault += 1
 
     async def play(self, player: Player) -> None:
         await self.open(player, player.home)
-        while not (self.fault_done.is_set() and player.acks_after_fault >= AFTER):
+        while not (
+            self.fault_done.is_set()
+            and player.acks_after_fault >= AFTER
+            and (self.broadcasts_flow() or time.monotonic() - self.recovered_at > WAIT)
+        ):
             if player.game["status"] != "playing":
                 raise AssertionError(f"player {player.number}'s game ended: {player.game}")
             try:
@@ -239,21 +269,90 @@ class Load:
             if not self.faulted.is_set() and self.acks >= BEFORE * PLAYERS:
                 self.faulted.set()
                 asyncio.get_running_loop().run_in_executor(None, self.strike)
+        self.done.add(player.number)
         assert player.ws is not None
         await player.ws.close()
+
+    async def watch(self, watcher: Watcher) -> None:
+        """Follow the game until the player is done and its last ``v`` is known."""
+        path = f"/ws/games/{watcher.target.attempt_id}/"
+        final: float | None = None
+        while True:
+            if watcher.target.number in self.done:
+                if watcher.v >= watcher.target.game["seq"]:
+                    break
+                final = final or time.monotonic()
+                assert time.monotonic() - final < WAIT, (
+                    f"watcher of player {watcher.target.number} stuck at v {watcher.v}, "
+                    f"the game is at {watcher.target.game['seq']}"
+                )
+            try:
+                if watcher.ws is None:
+                    watcher.ws = await self.connect_to(watcher.daphne, path, watcher.browser)
+                    first = json.loads(await watcher.ws.recv())
+                    assert first["type"] == "snapshot", first
+                    watcher.v = max(watcher.v, first["v"])
+                try:
+                    async with asyncio.timeout(0.5):
+                        message = json.loads(await watcher.ws.recv())
+                except TimeoutError:
+                    if watcher.target.number in self.done:  # the last event may be lost
+                        await watcher.ws.send(json.dumps({"type": "snapshot"}))
+                    continue
+            except (WebSocketException, OSError):
+                watcher.ws = None
+                watcher.daphne = 1 - watcher.daphne  # the other one may be down
+                await asyncio.sleep(0.1)
+                continue
+            if message["type"] == "state":
+                if message["v"] > self.seq_at_recovery.get(watcher.target.number, 1 << 30):
+                    watcher.states_after_fault += 1
+                if message["v"] > watcher.v + 1:  # an event was lost: heal
+                    await watcher.ws.send(json.dumps({"type": "snapshot"}))
+                watcher.v = max(watcher.v, message["v"])
+            elif message["type"] == "snapshot":
+                watcher.healed += message["v"] > watcher.v
+                watcher.v = max(watcher.v, message["v"])
+            else:
+                self.unexpected.append(f"watcher of {watcher.target.number}: {message}")
+        assert watcher.ws is not None
+        await watcher.ws.close()
+
+    async def connect_to(self, daphne: int, path: str, browser: Browser) -> ClientConnection:
+        port = self.stack.ports[daphne]
+        return await connect(
+            f"ws://127.0.0.1:{port}{path}",
+            origin=Origin(f"http://127.0.0.1:{port}"),
+            additional_headers={"Cookie": f"sessionid={browser.cookies['sessionid']}"},
+            open_timeout=5,
+            close_timeout=1,
+            max_queue=None,
+        )
+
+    def broadcasts_flow(self) -> bool:
+        """Every spectator has heard of an action acked after the fault: play
+        goes on until then (bounded by ``WAIT``; ``check_watchers`` says if not)."""
+        return all(watcher.states_after_fault for watcher in self.watchers)
 
     def strike(self) -> None:
         try:
             self.fault(self)
         finally:
             assert self.loop is not None
-            self.loop.call_soon_threadsafe(self.fault_done.set)
+            self.loop.call_soon_threadsafe(self.recovered)
+
+    def recovered(self) -> None:
+        self.seq_at_recovery = {p.number: p.game["seq"] for p in self.players}
+        self.recovered_at = time.monotonic()
+        self.fault_done.set()
 
     async def run(self) -> None:
         self.loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(180):
-                await asyncio.gather(*(self.play(p) for p in self.players))
+                await asyncio.gather(
+                    *(self.play(p) for p in self.players), *(self.watch(w) for w in self.watchers)
+                )
         except TimeoutError:
             raise AssertionError(f"the load did not end within 180 s: {self.progress()}") from None
 
@@ -296,6 +395,14 @@ class Load:
                 now = player.browser.expect(port, "GET", f"/api/games/{player.attempt_id}/")
                 assert now["seq"] == seq and now["view"] == player.game["view"], where
 
+    def check_watchers(self) -> None:
+        """Broadcasts flow again after the fault: each spectator heard ``state``
+        events once it was over, and knows the game's last version."""
+        for watcher in self.watchers:
+            where = f"watcher of player {watcher.target.number}"
+            assert watcher.v == watcher.target.game["seq"], where
+            assert watcher.states_after_fault >= 1, (where, watcher)
+
     def resign_and_verify(self) -> None:
         """The worker replays every game from its actions; each must match."""
         for player in self.players:
@@ -326,6 +433,7 @@ def run_load(stack: Stack, fault: Callable[[Load], None]) -> Load:
     load.sign_up()
     asyncio.run(load.run())
     load.check()
+    load.check_watchers()
     load.resign_and_verify()
     return load
 
