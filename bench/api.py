@@ -36,13 +36,15 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
-from servers import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+
+from bench.measure import percentile
+from deploy.stack import (
     answers,
     create_database,
     drop_database,
     free_port,
     migrate,
-    percentile,
     start_daphne,
     stop,
     wait_until_up,

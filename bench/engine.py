@@ -25,8 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from servers import machine, percentile
-
+from bench.measure import machine, percentile
 from games.engine import Game, Move, Stock, Undo, load_game, new_game, replay
 
 GAMES = {"Easy Harp": "EH1-N-AAAAAAF", "Seahaven C4": "SH1-C4-AAAAAJ2"}

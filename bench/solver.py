@@ -41,8 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from servers import machine, percentile
-
+from bench.measure import machine, percentile
 from games.engine import EngineError, Game, GameCode, new_game
 from games.engine.codes import MAX_DEAL
 from games.engine.solver import Outcome, Solution, solve

@@ -62,13 +62,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
-from servers import ROOT, admin_sql, percentile
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 from websockets.typing import Origin
 
-sys.path.insert(0, str(ROOT))  # deploy.stack, run as a script from the repo root
-from deploy.stack import Stack
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
+
+from bench.measure import percentile
+from deploy.stack import Stack, admin_sql
 
 DB_NAME = "patience_wsload"
 SERVER_ENV = {"REGISTER_RATE": "100000/hour", "LOG_LEVEL": "WARNING", "DB_POOL_SIZE": "10"}

@@ -20,44 +20,130 @@ any of them (websocket groups span the processes through Redis). It runs until
 Ctrl-C or SIGTERM, then stops every process it started (``--drop`` also drops
 the database). Logs are in a temporary directory printed at start.
 
-The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly.
+The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly; the
+helpers below it (scratch databases, migrations, daphne processes, free ports)
+are the ones every test and bench that starts real servers uses.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
+import psycopg
 import redis
 
-from bench.servers import (
-    ROOT,
-    admin_sql,
-    answers,
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    start_daphne,
-    stop,
-    wait_until_up,
-)
-
+ROOT = Path(__file__).resolve().parents[1]
+DAPHNE = str(Path(sys.executable).parent / "daphne")  # the venv running this
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 CELERY = [sys.executable, "-m", "celery", "-A", "config"]
 QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
 """Worker-to-worker chatter this service does not use (and Celery's gossip
 fails to restart after a broker outage)."""
+
+
+# --- processes, ports and databases (also used by the benches and tests) ---------
+
+
+def answers(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def admin_sql(sql: str) -> Any:
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        cursor = conn.execute(sql)
+        return cursor.fetchall() if cursor.description else None
+
+
+def drop_database(name: str) -> None:
+    # FORCE (PostgreSQL 13+) ends connections a killed server may have left open.
+    admin_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def create_database(name: str) -> str:
+    """A fresh, empty database ``name``; returns the server's version string."""
+    drop_database(name)
+    admin_sql(f"CREATE DATABASE {name}")
+    return str(admin_sql("SELECT version()")[0][0])
+
+
+def migrate(env: dict[str, str]) -> None:
+    """Run the migrations with ``env`` (its DATABASE_URL names the database)."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+
+
+def start_daphne(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """One daphne on 127.0.0.1:``port`` with ``env``, its output appended to ``log``."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    limit = time.monotonic() + 30
+    while time.monotonic() < limit:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            conn.request("GET", "/api/auth/me/")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return
+            conn.close()
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"daphne did not answer within 30 s:\n{log.read_text()[-3000:]}")
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """SIGTERM to all at once (daphne may wait up to 10 s for its sockets), then kill."""
+    for process in processes:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    limit = time.monotonic() + 15
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.1, limit - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def ensure_postgres() -> None:

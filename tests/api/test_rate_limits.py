@@ -9,9 +9,9 @@ import logging
 import pytest
 from django.core.cache import cache
 
-from bench.servers import free_port
 from config.api import rate_limit
 from config.errors import describe_error, unavailable
+from deploy.stack import free_port
 from tests.api.test_games import run_at_once
 from tests.conftest import assert_error, requires_postgres
 

@@ -22,7 +22,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from bench.servers import (
+from deploy.stack import (
     create_database,
     drop_database,
     free_port,

@@ -21,7 +21,7 @@ from typing import Any
 
 import psycopg
 
-from bench.servers import (
+from deploy.stack import (
     create_database,
     drop_database,
     free_port,

@@ -30,7 +30,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -46,7 +45,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from bench.servers import migrate, start_daphne
+from deploy.stack import admin_sql, free_port, migrate, start_daphne
 from games.dailies import daily_candidates
 from games.engine import ALL_VARIANTS, GameCode
 from tests.conftest import requires_postgres, requires_redis
@@ -54,7 +53,6 @@ from tests.engine.search import find_win
 
 pytestmark = [requires_postgres, requires_redis]
 
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 CODE = "SH1-C4-AAAAAAE"  # a Seahaven deal that can be won
 VARIANT = "SH1-C4"
@@ -63,12 +61,6 @@ PASSWORD = "correct horse battery staple"
 
 
 # --- processes ---------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def secret_key_for(code: str) -> str:
@@ -143,11 +135,6 @@ class Daphne:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
-
-
-def admin_sql(sql: str) -> None:
-    with psycopg.connect(PG_ADMIN, autocommit=True, connect_timeout=5) as conn:
-        conn.execute(sql)
 
 
 # --- HTTP --------------------------------------------------------------------------
