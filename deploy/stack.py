@@ -21,7 +21,7 @@ Ctrl-C or SIGTERM, then stops every process it started (``--drop`` also drops
 the database). Logs are in a temporary directory printed at start.
 
 The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly; the
-helpers below it (scratch databases, migrations, daphne processes, free ports)
+helpers before it (scratch databases, migrations, daphne processes, free ports)
 are the ones every test and bench that starts real servers uses.
 """
 
