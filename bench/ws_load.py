@@ -167,7 +167,10 @@ class CpuMeter:
             return "redis-server"
         if name.startswith(("python", "celery")):
             # The Celery worker's pool processes (its main process is named by pid).
-            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:  # gone meanwhile
+                return None
             return "celery worker" if b"celery -A config worker" in command else None
         if name != "postgres":
             return None

@@ -8,18 +8,10 @@ settings still read the environment in one place.
 """
 
 import os
-import socket
 
 from django.core.exceptions import ImproperlyConfigured
 
-
-def answers(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
+from deploy.stack import answers
 
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/patience"
 REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
