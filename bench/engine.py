@@ -10,6 +10,11 @@ copies, apply followed by undo, listing every legal move, the player's view,
 ``targets_json``, ``to_json`` and ``load_game``; then replaying a 500-action
 log (random legal play with undos) from the deal. Each row shows the median and
 the 99th percentile; the garbage collector stays on, as in the server.
+
+Last, dealing: ``new_game(code text)`` for numbered deals (C2) and long codes
+(26-character keys, C2b) side by side, samples interleaved so both see the
+same machine, and the difference against its target (a long code may cost at
+most 50 µs more than a numbered deal).
 """
 
 from __future__ import annotations
@@ -26,7 +31,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.measure import machine, percentile
-from games.engine import Game, Move, Stock, Undo, load_game, new_game, replay
+from games.engine import (
+    MAX_DEAL,
+    MAX_KEY,
+    Game,
+    Move,
+    Stock,
+    Undo,
+    encode_deal,
+    encode_key,
+    load_game,
+    new_game,
+    replay,
+)
 
 GAMES = {"Easy Harp": "EH1-N-AAAAAAF", "Seahaven C4": "SH1-C4-AAAAAJ2"}
 DEAD_END = "SH1-C2-AAAAAAB"
@@ -35,8 +52,12 @@ SEED = 20240601
 MID_GAME_ACTIONS = 50
 REPLAY_ACTIONS = 500
 
-TARGETS_NS = {"apply": 20_000, "view": 100_000, "replay 500": 10_000_000}
-"""Median targets: apply ≤ 20 µs, view ≤ 100 µs, replay of 500 actions ≤ 10 ms."""
+TARGETS_NS = {"apply": 20_000, "view": 100_000, "replay 500": 10_000_000, "long deal": 50_000}
+"""Median targets: apply ≤ 20 µs, view ≤ 100 µs, replay of 500 actions ≤ 10 ms,
+and a long code's deal ≤ 50 µs more than a numbered one's."""
+DEAL_VARIANTS = {"Easy Harp": "EH1-N", "Seahaven C4": "SH1-C4"}
+DEALS_PER_KIND = 64
+DEAL_ROUNDS = 60
 
 Row = tuple[str, str, list[int], int | None]
 
@@ -45,6 +66,10 @@ def fmt(ns: float) -> str:
     if ns < 1_000_000:
         return f"{ns / 1000:.1f} µs"
     return f"{ns / 1_000_000:.2f} ms"
+
+
+def fmt_signed(ns: float) -> str:
+    return ("+" if ns >= 0 else "-") + fmt(abs(ns))
 
 
 def sample(function: Callable[[], object], repeat: int) -> list[int]:
@@ -189,6 +214,35 @@ def bench_game(name: str, code: str, seed: int) -> list[Row]:
     return rows
 
 
+def bench_deals(seed: int) -> list[tuple[str, list[int], list[int]]]:
+    """``new_game(text)`` timings per game: numbered deals, then long codes.
+
+    Each round deals every code of both kinds once, alternating numbered and
+    long, so a busy moment of the machine weighs on both alike.
+    """
+    rng = random.Random(seed)
+    clock = time.perf_counter_ns
+    out = []
+    for name, variant in DEAL_VARIANTS.items():
+        numbered = [
+            f"{variant}-{encode_deal(rng.randint(1, MAX_DEAL))}" for _ in range(DEALS_PER_KIND)
+        ]
+        long = [f"{variant}-{encode_key(rng.randint(1, MAX_KEY))}" for _ in range(DEALS_PER_KIND)]
+        numbered_ns: list[int] = []
+        long_ns: list[int] = []
+        gc.collect()
+        for _ in range(DEAL_ROUNDS):
+            for a, b in zip(numbered, long, strict=True):
+                start = clock()
+                new_game(a)
+                numbered_ns.append(clock() - start)
+                start = clock()
+                new_game(b)
+                long_ns.append(clock() - start)
+        out.append((name, numbered_ns, long_ns))
+    return out
+
+
 def main() -> None:
     started = time.perf_counter()
     print("Engine benchmark")
@@ -215,6 +269,30 @@ def main() -> None:
             f"{name:<12} {label:<{width}} {len(samples):>5} {fmt(median):>10} "
             f"{fmt(percentile(samples, 0.99)):>10}  {verdict}"
         )
+
+    deals = bench_deals(SEED)
+    target = TARGETS_NS["long deal"]
+    print()
+    header = (
+        f"{'game':<12} {'deal: new_game(code)':<22} {'n':>5} {'numbered':>10} {'long':>10} "
+        f"{'long - num':>11}  target"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, numbered_ns, long_ns in deals:
+        for label, pick in (("median", statistics.median), ("p99", None)):
+            if pick is None:
+                a, b = percentile(numbered_ns, 0.99), percentile(long_ns, 0.99)
+            else:
+                a, b = pick(numbered_ns), pick(long_ns)
+            verdict = ""
+            if pick is not None:
+                ok = b - a <= target
+                verdict = f"long ≤ numbered + {fmt(target)}: {'ok' if ok else 'MISSED'}"
+            print(
+                f"{name:<12} {label:<22} {len(long_ns):>5} {fmt(a):>10} {fmt(b):>10} "
+                f"{fmt_signed(b - a):>11}  {verdict}"
+            )
     print()
     print(f"Total run time {time.perf_counter() - started:.1f} s")
 

@@ -1,7 +1,7 @@
 """The rules engine for Easy Harp and Seahaven Towers: pure Python, no Django.
 
     >>> from games.engine import new_game, Move
-    >>> game = new_game("SH1-C4-AAAAAJ2")
+    >>> game = new_game("SH1-C4-AAAAAJ2")  # or a 26-character key (RULES.md C2b)
     >>> game.apply(Move("t1", "c3")); game.view()["piles"]["c3"]
 
 Everything else in the project asks this package; nothing else knows a rule.
@@ -12,7 +12,19 @@ for where the two games differ.
 from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json, parse_action
 from .base import UNDO_LIMIT, Game, LegalMoves, Step
 from .cards import CARDS, Card, Suit, parse_card
-from .codes import ALL_VARIANTS, GameCode, decode_deal, encode_deal, parse_variant
+from .codes import (
+    ALL_VARIANTS,
+    DEAL_DIGITS,
+    KEY_DIGITS,
+    MAX_DEAL,
+    MAX_KEY,
+    GameCode,
+    decode_deal,
+    decode_key,
+    encode_deal,
+    encode_key,
+    parse_variant,
+)
 from .easy_harp import EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
 from .registry import GAMES, game_class, load_game, new_game, replay
@@ -21,7 +33,11 @@ from .seahaven import Seahaven
 __all__ = [
     "ALL_VARIANTS",
     "CARDS",
+    "DEAL_DIGITS",
     "GAMES",
+    "KEY_DIGITS",
+    "MAX_DEAL",
+    "MAX_KEY",
     "UNDO_LIMIT",
     "Action",
     "Card",
@@ -42,7 +58,9 @@ __all__ = [
     "Undo",
     "action_from_json",
     "decode_deal",
+    "decode_key",
     "encode_deal",
+    "encode_key",
     "game_class",
     "load_game",
     "new_game",

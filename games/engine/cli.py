@@ -4,6 +4,9 @@
     python -m games.engine replay CODE    # actions as JSON lines on stdin →
                                           # the final full state, as JSON
 
+CODE is a numbered code (``SH1-C4-AAAAAJ2``) or a long one with a
+26-character key (``SH1-C4-CNYUZSFWIH5KXM5EKJKWKKTRPX``, RULES.md C2b).
+
 ``replay`` stops at the first refused (or malformed) action: it prints
 ``line N: CODE: MESSAGE`` on standard error and exits with status 1. A bad game
 code or bad usage exits with status 2.
@@ -33,9 +36,11 @@ def main(
         prog="python -m games.engine", description=__doc__.split("\n")[0]
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("deal", help="print the full starting layout of a deal").add_argument("code")
+    code_help = "a game code; its deal part is 7 characters, or 26 for a key (C2b)"
+    deal = sub.add_parser("deal", help="print the full starting layout of a deal")
+    deal.add_argument("code", help=code_help)
     replay = sub.add_parser("replay", help="apply JSON actions from stdin, print the final state")
-    replay.add_argument("code")
+    replay.add_argument("code", help=code_help)
     args = parser.parse_args(argv)
 
     try:

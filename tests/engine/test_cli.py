@@ -69,6 +69,45 @@ def test_replay_stops_at_malformed_lines():
         assert code == 1 and stdout.getvalue() == ""
 
 
+KEY = "CNYUZSFWIH5KXM5EKJKWKKTRPX"
+
+
+def test_deal_of_a_long_code():
+    """C2b: a 26-character key deals through the command line like a number."""
+    out = run("deal", f" sh1-c4-{KEY.lower()} ")
+    assert out.returncode == 0, out.stderr
+    state = json.loads(out.stdout)
+    assert state["code"] == f"SH1-C4-{KEY}"
+    assert state == new_game(f"SH1-C4-{KEY}").view(full=True)
+    assert state["piles"]["t1"] == ["7D", "TD", "8D", "2S", "6H"]  # as pinned in long_deals.json
+    eh = json.loads(run("deal", f"EH1-N-{KEY}").stdout)
+    assert len(eh["piles"]["s"]) == 59 and eh["piles"]["t2"] == ["JD", "AD"]
+
+
+def test_replay_of_a_long_code():
+    lines = (
+        '{"type": "move", "from": "t2", "to": "f"}\n'  # AD up, JD turned up
+        '{"type": "double_tap", "from": "t3"}\n'  # 9D onto the TC of t7, TS turned up
+        '{"type": "stock"}\n'
+    )
+    out = run("replay", f"EH1-N-{KEY}", stdin=lines)
+    assert out.returncode == 0, out.stderr
+    state = json.loads(out.stdout)
+    assert state["code"] == f"EH1-N-{KEY}"
+    assert state["piles"]["f3"] == ["AD"] and state["piles"]["t2"] == ["JD"]
+    assert state["piles"]["t7"][-2:] == ["TC", "9D"] and state["piles"]["t3"] == ["3D", "TS"]
+    assert state["piles"]["w"] == ["6H"]
+    assert (state["score"], state["moves"]) == (20, 3)  # C3: 10 + 5 + 5
+
+
+def test_bad_long_code_exits_2_with_the_reason():
+    out = run("deal", f"EH1-N-I{KEY[1:]}")
+    assert out.returncode == 2 and out.stdout == ""
+    assert "bad_code" in out.stderr and "2^128" in out.stderr
+    out = run("deal", f"EH1-N-{KEY}A")
+    assert out.returncode == 2 and "7 characters" in out.stderr and "26" in out.stderr
+
+
 def test_readme_example_runs_as_written():
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"```python\n(.*?)```", readme, re.S)

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 from games.engine import (
     ALL_VARIANTS,
+    MAX_DEAL,
+    MAX_KEY,
     DoubleTap,
     EngineError,
     Game,
@@ -25,13 +27,17 @@ from games.engine import (
     Tap,
     Undo,
     encode_deal,
+    encode_key,
     load_game,
     new_game,
     replay,
 )
 
 VARIANTS = st.sampled_from(ALL_VARIANTS)
-DEALS = st.integers(min_value=1, max_value=999_999)
+NUMBERED = st.builds(lambda v, n: f"{v}-{encode_deal(n)}", VARIANTS, st.integers(1, MAX_DEAL))
+LONG = st.builds(lambda v, k: f"{v}-{encode_key(k)}", VARIANTS, st.integers(1, MAX_KEY))
+CODES = st.one_of(NUMBERED, LONG)
+"""Numbered deals (C2) and long codes (C2b), half and half."""
 
 
 def position_key(game: Game) -> tuple[object, ...]:
@@ -96,9 +102,8 @@ def random_action(game: Game, data: st.DataObject) -> object:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(variant=VARIANTS, number=DEALS, data=st.data())
-def test_random_action_streams_keep_every_invariant(variant, number, data):
-    code = f"{variant}-{encode_deal(number)}"
+@given(code=CODES, data=st.data())
+def test_random_action_streams_keep_every_invariant(code, data):
     game = new_game(code)
     check_invariants(game)
     log = []
@@ -131,9 +136,9 @@ def test_random_action_streams_keep_every_invariant(variant, number, data):
 
 
 @settings(max_examples=25, deadline=None)
-@given(variant=VARIANTS, number=DEALS)
-def test_a_fresh_deal_keeps_every_invariant_and_round_trips(variant, number):
-    game = new_game(f"{variant}-{encode_deal(number)}")
+@given(code=CODES)
+def test_a_fresh_deal_keeps_every_invariant_and_round_trips(code):
+    game = new_game(code)
     check_invariants(game)
     assert load_game(game.to_json()) == game
     assert game.copy() == game

@@ -5,20 +5,51 @@ import json
 
 import pytest
 
-from games.engine import MalformedError, Move, Stock, Undo, load_game, new_game
+from games.engine import (
+    GameCode,
+    MalformedError,
+    Move,
+    Stock,
+    Undo,
+    load_game,
+    new_game,
+    replay,
+)
+
+KEY = "CNYUZSFWIH5KXM5EKJKWKKTRPX"
 
 
-def played(code: str, n: int = 30) -> object:
+def played_log(code: str, n: int = 30) -> list[Move | Stock]:
+    """Up to ``n`` actions of simple play from the deal: the first legal move, stock last."""
     game = new_game(code)
+    log: list[Move | Stock] = []
     for _ in range(n):
         moves = [m for m in game.legal_moves if not isinstance(m, Stock)] or list(game.legal_moves)
         if not moves:
             break
         game.apply(moves[0])
+        log.append(moves[0])
+    return log
+
+
+def played(code: str, n: int = 30) -> object:
+    game = new_game(code)
+    for action in played_log(code, n):
+        game.apply(action)
     return game
 
 
-@pytest.mark.parametrize("code", ["EH1-N-AAAAAAF", "SH1-C4-AAAAAJ2", "SH1-C1-AAAAAJ2"])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "EH1-N-AAAAAAF",
+        "SH1-C4-AAAAAJ2",
+        "SH1-C1-AAAAAJ2",
+        f"EH1-N-{KEY}",  # long codes (C2b)
+        f"SH1-C4-{KEY}",
+        f"SH1-C1-{KEY}",
+    ],
+)
 def test_round_trip_through_json_text(code):
     game = played(code)
     game.apply(Undo())
@@ -101,3 +132,25 @@ def test_undo_works_after_loading():
     again = load_game(game.to_json())
     again.apply(Undo())
     assert again.view(full=True)["piles"] == new_game("SH1-C4-AAAAAJ2").view(full=True)["piles"]
+
+
+@pytest.mark.parametrize("code", [f"EH1-N-{KEY}", f"SH1-C4-{KEY}"])
+def test_c2b_a_long_code_saves_and_replays(code):
+    """The saved state names the long code in full; load and replay rebuild the game."""
+    game = played(code, 20)
+    data = json.loads(json.dumps(game.to_json()))
+    assert data["code"] == code and data["variant"] == code[: code.rindex("-")]
+    loaded = load_game(data)
+    assert loaded == game and loaded.code == GameCode.parse(code) and loaded.code.long
+    fresh = new_game(code.lower())
+    log = [fresh.apply(action).to_json() for action in played_log(code, 20)]
+    assert fresh == game and len(log) >= 7
+    assert replay(code, log) == game
+    assert replay(GameCode.parse(code), log) == game
+
+
+def test_c2b_a_saved_long_code_is_checked_like_any_other():
+    data = new_game(f"SH1-C4-{KEY}").to_json()
+    for bad in (f"SH1-C4-{KEY[:-1]}", f"SH1-C4-I{KEY[1:]}", "SH1-C4-" + "A" * 26):
+        with pytest.raises(MalformedError):
+            load_game(mutate(data, ["code"], bad))
