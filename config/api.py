@@ -6,7 +6,9 @@ coerced (``"2"`` is not 2, ``true`` is not 1), and unknown fields are refused.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import re
 import time
 from typing import Any
 
@@ -17,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from config.errors import unavailable
+from config.errors import ApiError, unavailable
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,20 @@ class StrictObjectField(serializers.JSONField):
         if not isinstance(data, dict):
             self.fail("invalid")
         return data
+
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_date(text: str) -> dt.date:
+    """A day in a path, ``YYYY-MM-DD`` exactly (``fromisoformat`` alone would take
+    ``20261202`` too); anything else is a 400 ``bad_date``."""
+    try:
+        if _DATE.fullmatch(text):
+            return dt.date.fromisoformat(text)
+    except ValueError:
+        pass
+    raise ApiError(400, "bad_date", f"{text[:40]!r} is not a date (YYYY-MM-DD).")
 
 
 def rate_limit(scope: str, ident: object) -> None:

@@ -4,6 +4,7 @@
 | --- | --- | --- |
 | ``DEBUG`` | ``1`` turns debug on | off |
 | ``SECRET_KEY`` | required unless ``DEBUG`` | a fixed development key, debug only |
+| ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the daily deals | a debug-only key |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
 | ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
 | ``ALLOWED_HOSTS`` | comma-separated | ``localhost,127.0.0.1,[::1]`` |
@@ -17,6 +18,11 @@
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
 | ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 300) | 3600 |
+| ``FAIRPLAY_MIN_MEDIAN_MS`` | fair-play review: flag a median time between actions below | 250 |
+| ``FAIRPLAY_MIN_GAP_MS`` | flag two consecutive actions closer than this | 50 |
+| ``FAIRPLAY_SAME_ADDRESS`` | flag this many accounts playing one daily from one address | 3 |
+| ``FAIRPLAY_EH_MAX_PASSES`` | Easy Harp clean win: at most this many turns of the waste | 8 |
+| ``FAIRPLAY_EH_PROGRESS`` | … and at least this share of card moves making progress | 0.75 |
 """
 
 import os
@@ -45,6 +51,13 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("Set SECRET_KEY (or DEBUG=1 for a development run).")
     SECRET_KEY = "development-only-key-never-use-in-production"
+# The daily deals' keys come from this secret alone (PRODUCT.md, "Fair daily
+# deals"), not from SECRET_KEY: rotating or leaking one does not touch the other.
+DAILY_DEAL_SECRET = env.get("DAILY_DEAL_SECRET", "")
+if not DAILY_DEAL_SECRET:
+    if not DEBUG:
+        raise ImproperlyConfigured("Set DAILY_DEAL_SECRET (or DEBUG=1 for a development run).")
+    DAILY_DEAL_SECRET = "development-only-daily-secret-never-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 REDIS_URL = env.get("REDIS_URL", "")
@@ -217,6 +230,14 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute="*/10"),
     },
 }
+
+# Fair-play review (games/fairplay.py, README "Fair-play review"): what flags a
+# ranked result for staff to look at. A flag removes nothing by itself.
+FAIRPLAY_MIN_MEDIAN_MS = int(env.get("FAIRPLAY_MIN_MEDIAN_MS", "250"))
+FAIRPLAY_MIN_GAP_MS = int(env.get("FAIRPLAY_MIN_GAP_MS", "50"))
+FAIRPLAY_SAME_ADDRESS = int(env.get("FAIRPLAY_SAME_ADDRESS", "3"))
+FAIRPLAY_EH_MAX_PASSES = int(env.get("FAIRPLAY_EH_MAX_PASSES", "8"))
+FAIRPLAY_EH_PROGRESS = float(env.get("FAIRPLAY_EH_PROGRESS", "0.75"))
 
 LANGUAGE_CODE = "en"
 # English, and the languages the original rule pages exist in (issue 6).

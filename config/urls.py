@@ -9,6 +9,7 @@ from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsVi
 from config.health import healthz
 from games.api import (
     ActionsView,
+    DailyDayView,
     DailyView,
     GamesView,
     GameView,
@@ -29,6 +30,7 @@ urlpatterns = [
     path("api/auth/login/", LoginView.as_view(), name="auth-login"),
     path("api/auth/logout/", LogoutView.as_view(), name="auth-logout"),
     path("api/daily/", DailyView.as_view(), name="daily"),
+    path("api/daily/<str:date>/", DailyDayView.as_view(), name="daily-day"),
     path("api/games/", GamesView.as_view(), name="games"),
     path("api/live/", LiveView.as_view(), name="live"),
     path("api/games/<int:attempt_id>/", GameView.as_view(), name="game"),

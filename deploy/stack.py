@@ -213,6 +213,7 @@ class Stack:
             "DATABASE_URL": self.database_url,
             "REDIS_URL": self.redis_url,
             "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(40),
+            "DAILY_DEAL_SECRET": os.environ.get("DAILY_DEAL_SECRET") or secrets.token_urlsafe(40),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "CELERY_EAGER": "0",
             "PYTHONUNBUFFERED": "1",

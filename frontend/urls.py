@@ -16,6 +16,8 @@ urlpatterns = [
     path("live/", views.live, name="live"),
     path("leaderboard/", views.leaderboard_today, name="leaderboard-today"),
     path("leaderboard/<str:date>/<str:variant>/", views.leaderboard, name="leaderboard"),
+    path("daily/", views.daily_today, name="daily-today"),
+    path("daily/<str:date>/", views.daily, name="daily"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
 ]

@@ -39,7 +39,15 @@ def _next_url(request: HttpRequest) -> str:
 
 @ensure_csrf_cookie
 def lobby(request: HttpRequest) -> HttpResponse:
-    return _page(request, "lobby.html", "lobby", variants=ALL_VARIANTS)
+    today = utc_today()
+    return _page(
+        request,
+        "lobby.html",
+        "lobby",
+        variants=ALL_VARIANTS,
+        today=today.isoformat(),
+        yesterday=(today - dt.timedelta(days=1)).isoformat(),
+    )
 
 
 @ensure_csrf_cookie
@@ -106,6 +114,38 @@ def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
         variant=canonical,
         variants=ALL_VARIANTS,
         today=utc_today().isoformat(),
+    )
+
+
+def daily_today(request: HttpRequest) -> HttpResponse:
+    return redirect("frontend:daily", date=utc_today().isoformat())
+
+
+@ensure_csrf_cookie
+def daily(request: HttpRequest, date: str) -> HttpResponse:
+    """One day's daily deals (PRODUCT.md, "Fair daily deals"): while the day runs
+    their commitments and par; once it is over their codes and proofs, with the
+    commands that check them. The page is open to anyone, as its API is."""
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        raise Http404("No such day.") from None
+    if day.isoformat() != date:
+        return redirect("frontend:daily", date=day.isoformat())
+    today = utc_today()
+    if day > today:  # not published yet: nothing to show
+        raise Http404("That day has not come yet.")
+    one = dt.timedelta(days=1)
+    return _page(
+        request,
+        "daily.html",
+        "daily",
+        date=date,
+        today=today.isoformat(),
+        previous=(day - one).isoformat() if day > dt.date.min else None,
+        next=(day + one).isoformat() if day < today else None,
+        over=day < today,
+        variants=ALL_VARIANTS,
     )
 
 

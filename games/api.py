@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -14,14 +15,17 @@ from rest_framework.views import APIView
 
 from config.api import (
     RateThrottle,
+    StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictObjectField,
     StrictSerializer,
+    parse_date,
 )
 from config.errors import ApiError
 
 from .dailies import utc_today
+from .fairplay import client_address
 from .selectors import (
     applied_json,
     attempt_for_viewer,
@@ -51,6 +55,11 @@ ERROR = inline_serializer(
 ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ERROR)
 START_EXAMPLES = [
     OpenApiExample("today's daily", {"daily": "EH1-N"}, request_only=True),
+    OpenApiExample(
+        "practise today's daily (after your ranked attempt)",
+        {"daily": "EH1-N", "practice": True},
+        request_only=True,
+    ),
     OpenApiExample("a random deal", {"random": "SH1-C2"}, request_only=True),
     OpenApiExample("a deal by code", {"code": "SH1-C4-AAAAAJ2"}, request_only=True),
 ]
@@ -65,16 +74,23 @@ ACTION_EXAMPLES = [
 
 
 class StartSerializer(StrictSerializer):
-    """Exactly one of ``daily`` (a variant), ``random`` (a variant) or ``code``."""
+    """Exactly one of ``daily`` (a variant), ``random`` (a variant) or ``code``;
+    ``practice: true`` beside ``daily`` practises today's deal once the ranked
+    attempt is over, without its code."""
 
     daily = StrictCharField(required=False, max_length=16)
     random = StrictCharField(required=False, max_length=16)
-    code = StrictCharField(required=False, max_length=32)
+    code = StrictCharField(required=False, max_length=48)
+    practice = StrictBooleanField(required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if len(attrs) != 1:
+        if len([k for k in ("daily", "random", "code") if k in attrs]) != 1:
             raise serializers.ValidationError(
                 {"body": ["Send exactly one of 'daily', 'random' or 'code'."]}
+            )
+        if attrs.get("practice") and "daily" not in attrs:
+            raise serializers.ValidationError(
+                {"practice": ["'practice' goes with 'daily': it practises today's daily deal."]}
             )
         return attrs
 
@@ -89,7 +105,9 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
     ranked = serializers.BooleanField()
     status = serializers.ChoiceField(["playing", "won", "resigned", "abandoned"])
     seq = serializers.IntegerField()
-    code = serializers.CharField()
+    code = serializers.CharField(
+        allow_null=True, help_text="null while the game's daily deal is running"
+    )
     variant = serializers.CharField()
     daily = serializers.DateField(allow_null=True)
     player = serializers.CharField()
@@ -107,19 +125,32 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
 
 class DailySerializer(serializers.Serializer):
     date = serializers.DateField()
+    over = serializers.BooleanField(help_text="the day has ended: codes and proofs are revealed")
     ends_at = serializers.DateTimeField()
     seconds_left = serializers.IntegerField()
     deals = inline_serializer(
         "DailyEntry",
         {
             "variant": serializers.CharField(),
-            "code": serializers.CharField(),
+            "commitment": serializers.CharField(help_text="SHA-256 (hex) of the code string"),
+            "par": serializers.IntegerField(
+                allow_null=True, help_text="moves in the solver's winning line"
+            ),
+            "proven": serializers.BooleanField(help_text="a solver line wins the deal"),
             "status": serializers.CharField(),
             "attempt": serializers.IntegerField(allow_null=True),
             "score": serializers.IntegerField(allow_null=True),
-            "par": serializers.IntegerField(allow_null=True),
-            "proven": serializers.BooleanField(),
+            "replays_open": serializers.BooleanField(
+                help_text="the viewer may see this day's replays and live games now"
+            ),
             "leaderboard": serializers.CharField(),
+            "code": serializers.CharField(required=False, help_text="once the day is over"),
+            "proof": serializers.ListField(
+                child=serializers.JSONField(),
+                required=False,
+                allow_null=True,
+                help_text="once the day is over: the solver's winning line (null if unproven)",
+            ),
         },
         many=True,
     )
@@ -127,7 +158,7 @@ class DailySerializer(serializers.Serializer):
 
 class ReplaySerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    code = serializers.CharField()
+    code = serializers.CharField(allow_null=True, help_text="null while its daily deal runs")
     variant = serializers.CharField()
     player = serializers.CharField()
     ranked = serializers.BooleanField()
@@ -167,6 +198,18 @@ class DailyView(APIView):
         return Response(daily_json(date=utc_today(), viewer=request.user))
 
 
+class DailyDayView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH)],
+        responses={200: DailySerializer, **ERRORS},
+        summary="One day's daily deals: commitments, and once it is over codes and proofs",
+    )
+    def get(self, request: Request, date: str) -> Response:
+        return Response(daily_json(date=parse_date(date), viewer=request.user))
+
+
 class GamesView(APIView):
     throttle_classes = (RateThrottle,)
     throttle_scope = "games"
@@ -180,7 +223,9 @@ class GamesView(APIView):
     def post(self, request: Request) -> Response:
         data = StartSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        attempt, created = attempt_start(player=request.user, **data.validated_data)
+        attempt, created = attempt_start(
+            player=request.user, address=client_address(request), **data.validated_data
+        )
         return Response(attempt_json(attempt, viewer=request.user), status=201 if created else 200)
 
 
@@ -240,7 +285,8 @@ class ReplayView(APIView):
 class LiveGameSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     variant = serializers.CharField()
-    code = serializers.CharField()
+    code = serializers.CharField(allow_null=True, help_text="null while its daily deal runs")
+    daily = serializers.DateField(allow_null=True)
     player = serializers.CharField()
     ranked = serializers.BooleanField()
     moves = serializers.IntegerField()

@@ -49,9 +49,11 @@ CLOSE_NOT_FOUND = 4404
 class JsonSocket(AsyncWebsocketConsumer):
     """Shared frame handling: JSON objects in, JSON out, errors as messages."""
 
-    async def refuse(self, code: int) -> None:
+    async def refuse(self, code: int, why: ApiError | None = None) -> None:
         # Accept first: a close before the handshake completes loses the code.
         await self.accept()
+        if why is not None:  # say why (a spoiler: when it opens) before closing
+            await self.send_json({"type": "error", **error_body(why.code, why.message)})
         await self.close(code=code)
 
     async def send_json(self, message: dict[str, Any]) -> None:
@@ -104,7 +106,7 @@ class JsonSocket(AsyncWebsocketConsumer):
 
 
 def _open_game(attempt_id: int, user: Any) -> tuple[bool, dict[str, Any]]:
-    attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=user)
+    attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=user, player_too=True)
     return attempt.player_id == user.pk, _snapshot(attempt)
 
 
@@ -157,7 +159,8 @@ class GameConsumer(JsonSocket):
                 self.attempt_id, user
             )
         except ApiError as exc:
-            await self.refuse(CLOSE_NOT_FOUND if exc.status_code == 404 else CLOSE_FORBIDDEN)
+            not_found = exc.status_code == 404
+            await self.refuse(CLOSE_NOT_FOUND if not_found else CLOSE_FORBIDDEN, exc)
             return
         await self.channel_layer.group_add(game_group(self.attempt_id), self.channel_name)
         await self.accept()

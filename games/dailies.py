@@ -1,18 +1,25 @@
-"""Deals and daily deals: which deal a day plays, proven winnable (issue 5).
+"""Deals and daily deals: which deal a day plays, proven winnable (issue 5), and
+kept secret until the day is over (issue 13, PRODUCT.md "Fair daily deals").
 
-The preparation job (``daily_deals_prepare``, run by Celery beat and by
-``manage.py prepare_dailies``) picks each day's deals ahead of time: candidate
-numbers come from a keyed hash of the date and the server's secret, so future
-deals cannot be guessed from the code, and the first candidate a solver proves
-winnable becomes the day's deal, stored with the solver's line and its length
-("par", the best known line — not necessarily the shortest). Everything is
-decided by the secret, the date and node budgets, never by the clock, so a
-second run (another worker, a retry) picks the same deals and changes nothing.
+Each day's ranked deals are long-code deals (RULES.md C2b): their 128-bit keys
+come from HMAC-SHA256 of the date, variant and candidate index under
+``DAILY_DEAL_SECRET`` — a secret of their own, not ``SECRET_KEY`` — so nobody
+without it can compute, enumerate or index them, and nothing can be learnt
+from the public numbered deals. The preparation job (``daily_deal_prepare``,
+run by Celery beat and by ``manage.py prepare_dailies``) tries the candidates
+in order; the first one a solver proves winnable becomes the day's deal, stored
+with the solver's line ("proof") and its length ("par", the best known line —
+not necessarily the shortest). Everything is decided by the secret, the date
+and node budgets, never by the clock, so a second run (another worker, a retry)
+picks the same deals and changes nothing.
 
 Reading a day that the job has not prepared (``daily_deal_get``) never waits
 for a solver: it takes the first candidate unproven and logs it — the day is
 never left without a deal. Used by the writes (``services``) and the reads
 (``selectors``) alike.
+
+What is published when: ``commitment`` (SHA-256 of the code) and ``par`` from
+the start of the day, ``code`` and ``proof`` once it is over (``day_over``).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import itertools
 import logging
 import time
 from collections.abc import Iterator
@@ -30,7 +38,6 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.engine import ALL_VARIANTS, GameCode, new_game, parse_variant
-from games.engine.codes import MAX_DEAL
 from games.engine.solver import Outcome, solve
 
 from .models import DailyDeal, Deal
@@ -72,9 +79,21 @@ def utc_today() -> dt.date:
     return timezone.now().astimezone(dt.UTC).date()
 
 
+def day_over(date: dt.date) -> bool:
+    """Whether the day ``date`` (UTC) has ended: its deals are no longer secret."""
+    return date < utc_today()
+
+
+def commitment(code: GameCode | str) -> str:
+    """SHA-256 (hex) of the full code string: published while the day runs, so
+    anyone can check the code revealed afterwards (PRODUCT.md)."""
+    return hashlib.sha256(str(code).encode("ascii")).hexdigest()
+
+
 def deal_get(*, code: GameCode) -> Deal:
     deal, _ = Deal.objects.get_or_create(
-        code=str(code), defaults={"variant": code.variant_id, "number": code.number}
+        code=str(code),
+        defaults={"variant": code.variant_id, "number": None if code.long else code.number},
     )
     return deal
 
@@ -86,28 +105,19 @@ def _canonical(variant: str) -> tuple[str, str]:
 
 def daily_candidates(*, date: dt.date, variant: str) -> Iterator[GameCode]:
     """The deals ``date`` may play in ``variant``, in the order they are tried:
-    a keyed hash of the date (the server's secret is the key)."""
+    long codes whose keys are HMAC-SHA256 of the date, variant and index under
+    ``DAILY_DEAL_SECRET`` (the first 128 bits; C2b). Keys never repeat in
+    practice (2^-128), so no day can share another's deal."""
     game, variant = _canonical(variant)
     letter = variant.split("-")[1]
-    for index in range(MAX_DEAL):
+    secret = settings.DAILY_DEAL_SECRET.encode()
+    for index in itertools.count():
         digest = hmac.new(
-            settings.SECRET_KEY.encode(),
-            f"daily:{date.isoformat()}:{variant}:{index}".encode(),
-            hashlib.sha256,
+            secret, f"daily:{date.isoformat()}:{variant}:{index}".encode(), hashlib.sha256
         ).digest()
-        yield GameCode(game, letter, int.from_bytes(digest[:8], "big") % MAX_DEAL + 1)
-
-
-def _taken_numbers(*, date: dt.date, variant: str) -> set[int]:
-    """Deal numbers other daily deals of the game already use: the shuffle's seed
-    leaves the cell count out (RULES.md C1), so SH1-C4 and SH1-C1 of one number
-    are one deal. One query, however many candidates are tried."""
-    game = variant.split("-", maxsplit=1)[0]
-    return set(
-        DailyDeal.objects.filter(variant__startswith=f"{game}-")
-        .exclude(date=date, variant=variant)
-        .values_list("deal__number", flat=True)
-    )
+        key = int.from_bytes(digest[:16], "big")
+        if key:  # 0 is no key (C2b)
+            yield GameCode(game, letter, key, long=True)
 
 
 @dataclass(frozen=True)
@@ -127,12 +137,9 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
     fallback: GameCode | None = None
     first: GameCode | None = None
     tried = 0
-    taken = _taken_numbers(date=date, variant=variant)
     for code in daily_candidates(date=date, variant=variant):
         if tried >= effort.candidates or time.perf_counter() - started > effort.seconds:
             break
-        if code.number in taken:
-            continue
         tried += 1
         first = first or code
         game = new_game(code)
@@ -148,12 +155,12 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
     chosen = fallback or first
     assert chosen is not None
     log.warning(
-        "no winnable deal proven for %s %s after %d candidates (%.1f s): %s is unproven",
+        "no winnable deal proven for %s %s after %d candidates (%.1f s): commitment %s unproven",
         date,
         variant,
         tried,
         time.perf_counter() - started,
-        chosen,
+        commitment(chosen)[:16],
     )
     return Choice(chosen, None, tried)
 
@@ -185,11 +192,12 @@ def daily_deal_prepare(*, date: dt.date, variant: str, effort: Effort | None = N
         return daily
     choice = daily_deal_choose(date=date, variant=variant, effort=effort)
     daily = _store(date=date, variant=variant, choice=choice)
+    # The log names the commitment, not the key: logs travel further than the secret.
     log.info(
-        "daily deal %s %s: %s, %s, %d candidate(s) tried",
+        "daily deal %s %s: commitment %s, %s, %d candidate(s) tried",
         date,
         variant,
-        daily.deal.code,
+        commitment(daily.deal.code)[:16],
         f"par {daily.par}" if daily.proven else "unproven",
         daily.tried,
     )
@@ -214,20 +222,16 @@ def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
     daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
     if daily is not None:
         return daily
-    taken = _taken_numbers(date=date, variant=variant)
-    code = next(c for c in daily_candidates(date=date, variant=variant) if c.number not in taken)
+    code = next(daily_candidates(date=date, variant=variant))
     log.warning("daily deal %s %s made on demand, unproven: is beat running?", date, variant)
     return _store(date=date, variant=variant, choice=Choice(code, None, 0))
 
 
 def daily_deals_open(*, deal: Deal) -> list[DailyDeal]:
     """The daily deals not yet over (today or later) that deal the same cards as
-    ``deal``: the same deal, or — since the variant is not in the shuffle's seed
-    (RULES.md C1, ``games/engine/shuffle.py``) — the same game and number with
-    another cell count."""
-    game = deal.variant.split("-")[0]
+    ``deal``: the same deal, or — since the cell count is not in the shuffle's
+    seed (RULES.md C1, C2b) — the same game and deal with another cell count."""
+    same = [str(code) for code in GameCode.parse(deal.code).same_cards()]
     return list(
-        DailyDeal.objects.filter(
-            deal__number=deal.number, deal__variant__startswith=f"{game}-", date__gte=utc_today()
-        )
+        DailyDeal.objects.filter(deal__code__in=same, date__gte=utc_today()).select_related("deal")
     )

@@ -19,11 +19,15 @@ VARIANT_CHOICES = [(v, v) for v in ALL_VARIANTS]
 
 
 class Deal(models.Model):
-    """A numbered deal of one variant; its code recreates it exactly (RULES.md C2)."""
+    """A deal of one variant; its code recreates it exactly: a numbered deal
+    (RULES.md C2, public) or a daily's 26-character key (C2b, secret until the
+    day is over)."""
 
     variant = models.CharField(max_length=8, choices=VARIANT_CHOICES)
-    number = models.PositiveIntegerField()
-    code = models.CharField(max_length=16, unique=True)
+    number = models.PositiveIntegerField(
+        null=True, blank=True, help_text="the deal number; empty for a long-code (daily key) deal"
+    )
+    code = models.CharField(max_length=40, unique=True)
 
     class Meta:
         constraints = [
@@ -90,6 +94,12 @@ class Attempt(models.Model):
     lost_seq = models.PositiveIntegerField(
         null=True, blank=True, help_text="the solver proved the position after this seq lost"
     )
+    # Fair-play review (games/fairplay.py): staff's decision, and the address the
+    # ranked attempt was started from (several accounts from one address).
+    disqualified = models.BooleanField(default=False, help_text="staff took it off the board")
+    address = models.GenericIPAddressField(
+        null=True, blank=True, help_text="client address that started a ranked attempt"
+    )
 
     class Meta:
         constraints = [
@@ -135,3 +145,59 @@ class Action(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.attempt_id}.{self.seq} {self.action}"
+
+
+class Review(models.Model):
+    """The fair-play review of one finished ranked attempt (PRODUCT.md, "Fair-play
+    review"): signals computed from its server-timed action log, whether they
+    flag it and why, and staff's current decision. Nothing here removes a
+    result by itself: only a staff decision does (``games/fairplay.py``)."""
+
+    class Decision(models.TextChoices):
+        UNDECIDED = "", "undecided"
+        CLEARED = "cleared", "cleared"
+        DISQUALIFIED = "disqualified", "disqualified"
+
+    attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="review")
+    signals = models.JSONField(default=dict)
+    flagged = models.BooleanField(default=False, db_index=True)
+    reasons = models.JSONField(default=list, help_text='[{"code": …, "text": …}, …]')
+    computed_at = models.DateTimeField()
+    decision = models.CharField(
+        max_length=12, choices=Decision.choices, default=Decision.UNDECIDED, blank=True
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-computed_at"]
+
+    def __str__(self) -> str:
+        return f"review of #{self.attempt_id}"
+
+
+class ReviewDecision(models.Model):
+    """One staff decision on a review, as taken: the log of who did what, when
+    and why. Rows are only ever added."""
+
+    review = models.ForeignKey(Review, on_delete=models.CASCADE, related_name="decisions")
+    decision = models.CharField(max_length=12, choices=Review.Decision.choices)
+    reason = models.TextField(blank=True)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    staff_username = models.CharField(max_length=150, help_text="kept if the account goes")
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["decided_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.decision} #{self.review.attempt_id} by {self.staff_username}"

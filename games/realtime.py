@@ -60,8 +60,10 @@ def game_changed(attempt: Attempt, game: Game) -> dict[str, Any]:
 
 
 def leaderboard_changed(attempt: Attempt) -> None:
-    """A ranked attempt finished or its replay check ended: tell the day's
-    leaderboard subscribers its row, or that it left the board (a failed check)."""
+    """A ranked attempt finished, its replay check ended or staff decided on it
+    (games/fairplay.py): tell the day's leaderboard subscribers its row, or that
+    it left the board (a failed check, a disqualification). Ranks are computed
+    by the query, so a client refetches the page on either event."""
     from leaderboard.selectors import ranked_attempts, result_json, viewer_row
 
     daily = attempt.daily
@@ -75,8 +77,8 @@ def leaderboard_changed(attempt: Attempt) -> None:
         log.warning("leaderboard broadcast for %s failed", attempt.pk, exc_info=True)
         return
     group = leaderboard_group(daily.date, daily.variant)
-    if row is None:  # a result whose replay check failed is not on the board
-        if attempt.finished and attempt.verified is False:
+    if row is None:  # a failed replay check or a disqualified result is not on the board
+        if attempt.finished and (attempt.verified is False or attempt.disqualified):
             publish(
                 group,
                 {

@@ -12,9 +12,9 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import ALL_VARIANTS, Game, action_from_json, load_game, new_game
+from games.engine import ALL_VARIANTS, Game, GameCode, action_from_json, load_game, new_game
 
-from .dailies import daily_deal_get, daily_deals_open, utc_today
+from .dailies import commitment, daily_deal_get, daily_deals_open, day_over, utc_today
 
 if TYPE_CHECKING:
     from .services import Applied
@@ -33,14 +33,33 @@ def attempt_elapsed_ms(attempt: Attempt, now: dt.datetime | None = None) -> int:
     return attempt.ms_since_start(now or timezone.now())
 
 
+def secret(daily: DailyDeal | None) -> bool:
+    """Whether ``daily`` is a daily deal whose day is not over: nothing may name its
+    code (PRODUCT.md, "Fair daily deals")."""
+    return daily is not None and not day_over(daily.date)
+
+
+def state_json(game: Game, *, daily: DailyDeal | None, full: bool = False) -> dict[str, Any]:
+    """The engine's view of ``game`` (the player's, or with ``full`` every card) as
+    sent to anyone: a game on a daily deal says which day and variant it is, and
+    while that day runs its ``code`` is null — the one place that decides it."""
+    view = game.view(full=full)
+    if daily is not None:
+        view["daily"] = {"date": daily.date.isoformat(), "variant": daily.variant}
+        if secret(daily):
+            view["code"] = None
+    return view
+
+
 def attempt_json(
     attempt: Attempt, *, viewer: Viewer, duplicate: bool = False, game: Game | None = None
 ) -> dict[str, Any]:
     """The attempt object of PRODUCT.md. ``view`` is the engine's player view —
     never a face-down or stock card — plus, for the player, where each movable
-    pile may go (``targets``), so the client needs no rule."""
+    pile may go (``targets``), so the client needs no rule. A game on a running
+    daily (ranked or its practice) names no code."""
     game = game or load_game(attempt.state)
-    view = game.view()
+    view = state_json(game, daily=attempt.daily)
     is_player = viewer.is_authenticated and viewer.pk == attempt.player_id
     view["targets"] = game.targets_json() if is_player and not attempt.finished else []
     return {
@@ -48,7 +67,7 @@ def attempt_json(
         "ranked": attempt.ranked,
         "status": attempt.status,
         "seq": attempt.seq,
-        "code": str(game.code),
+        "code": view["code"],
         "variant": game.code.variant_id,
         "daily": attempt.daily.date.isoformat() if attempt.daily_id and attempt.daily else None,
         "player": attempt.player.get_username(),
@@ -77,6 +96,8 @@ def applied_json(applied: Applied, *, viewer: Viewer) -> dict[str, Any]:
 
 
 def viewer_finished_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:
+    """The viewer's ranked attempt on ``daily`` is over (won, resigned or abandoned):
+    they may practise its deal (without learning its code)."""
     if not viewer.is_authenticated:
         return False
     return (
@@ -86,26 +107,51 @@ def viewer_finished_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:
     )
 
 
+def viewer_won_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:
+    """The viewer won their ranked attempt on ``daily``: they have seen every card."""
+    if not viewer.is_authenticated:
+        return False
+    return Attempt.objects.filter(
+        player_id=viewer.pk, daily=daily, ranked=True, status=Attempt.Status.WON
+    ).exists()
+
+
+def running_dailies(attempt: Attempt) -> list[DailyDeal]:
+    """The daily deals not yet over whose cards ``attempt`` plays: its own daily
+    (ranked, or a practice of it) and any daily dealing the same cards."""
+    dailies = daily_deals_open(deal=attempt.deal)
+    if secret(attempt.daily) and attempt.daily_id not in {d.pk for d in dailies}:
+        dailies.append(attempt.daily)  # type: ignore[arg-type]
+    return dailies
+
+
 def may_see_moves(*, attempt: Attempt, viewer: Viewer) -> bool:
-    """Anything that reveals an attempt's moves on a daily deal still running is
-    only for players who finished their own ranked attempt on it (PRODUCT.md,
-    anti-cheat). The player always sees their own."""
-    if viewer.is_authenticated and viewer.pk == attempt.player_id:
-        return True
-    running = daily_deals_open(deal=attempt.deal)
-    return all(viewer_finished_daily(viewer=viewer, daily=daily) for daily in running)
+    """Replays and live views of a game on a daily deal whose day is running —
+    ranked or practice, the viewer's own included — are only for players who
+    *won* their ranked attempt on it: they have seen every card. Everyone else,
+    a player who resigned too, waits until the day is over (PRODUCT.md,
+    anti-cheat): else a second account could resign at once and read the deal."""
+    return all(viewer_won_daily(viewer=viewer, daily=d) for d in running_dailies(attempt))
 
 
-def attempt_for_viewer(*, attempt_id: int, viewer: Viewer) -> Attempt:
+SPOILER = (
+    "This game is on a daily deal whose day is still running: its replays and live games"
+    " open to players who won it, and to everyone when the day is over (00:00 UTC)."
+)
+
+
+def attempt_for_viewer(*, attempt_id: int, viewer: Viewer, player_too: bool = False) -> Attempt:
+    """An attempt whose moves ``viewer`` may see (``may_see_moves``); with
+    ``player_too`` its player is always let in — to play it, not to replay it."""
     attempt = (
         Attempt.objects.select_related("player", "daily", "deal").filter(pk=attempt_id).first()
     )
     if attempt is None:
         raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    if player_too and viewer.is_authenticated and viewer.pk == attempt.player_id:
+        return attempt
     if not may_see_moves(attempt=attempt, viewer=viewer):
-        raise ApiError(
-            403, "spoiler", "This is today's daily deal: finish your own ranked attempt first."
-        )
+        raise ApiError(403, "spoiler", SPOILER)
     return attempt
 
 
@@ -130,9 +176,10 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
     if not attempt.finished:
         raise ApiError(409, "not_finished", "A replay is available once the game is over.")
     log = list(Action.objects.filter(attempt=attempt).order_by("seq"))
+    deal = state_json(new_game(attempt.deal.code), daily=attempt.daily, full=True)
     data = {
         "id": attempt.pk,
-        "code": attempt.deal.code,
+        "code": deal["code"],
         "variant": attempt.deal.variant,
         "player": attempt.player.get_username(),
         "ranked": attempt.ranked,
@@ -143,16 +190,16 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
         "moves": attempt.moves,
         "elapsed_ms": attempt.elapsed_ms,
         "verified": attempt.verified,
-        "deal": new_game(attempt.deal.code).view(full=True),
+        "deal": deal,
         "actions": [a.action for a in log],
         "log": [{"ms": a.ms, "score": a.score, "moves": a.moves} for a in log],
     }
     if positions:
         game = new_game(attempt.deal.code)
-        views = [game.view(full=True)]
+        views = [deal]
         for action in log:
             game.apply(action_from_json(action.action, game.piles))
-            views.append(game.view(full=True))
+            views.append(state_json(game, daily=attempt.daily, full=True))
         data["positions"] = views
     return data
 
@@ -161,32 +208,63 @@ def replay_url(attempt_id: int) -> str:
     return reverse("game-replay", kwargs={"attempt_id": attempt_id})
 
 
+def _day_end(date: dt.date) -> dt.datetime:
+    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+
+
+REPLAYS_CLOSED = (
+    "Replays of a daily deal open to players who won it, and to everyone when the day is over."
+)
+
+
 def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
-    """Today's four daily deals with the viewer's status on each."""
+    """One day's daily deals with the viewer's status on each (PRODUCT.md, "Fair
+    daily deals"): while the day runs each variant's ``commitment`` (SHA-256 of
+    its code) and ``par``, never its code; once it is over also ``code`` and the
+    solver's winning line, ``proof``, for anyone to check. Today's deals are made
+    on demand; a future day is 404, a past day shows what was stored."""
+    today = utc_today()
+    if date > today:
+        raise ApiError(404, "no_daily", f"The daily deals of {date} are not published yet.")
+    over = date < today
+    if over:
+        stored = {d.variant: d for d in DailyDeal.objects.filter(date=date).select_related("deal")}
+        if not stored:
+            raise ApiError(404, "no_daily", f"There were no daily deals on {date}.")
+        dailies = [stored[v] for v in ALL_VARIANTS if v in stored]
+    else:
+        dailies = [daily_deal_get(date=date, variant=v) for v in ALL_VARIANTS]
+    mine: dict[int, Attempt] = {}
+    if viewer.is_authenticated:
+        mine = {
+            a.daily_id: a  # type: ignore[misc]
+            for a in Attempt.objects.filter(player_id=viewer.pk, daily__in=dailies, ranked=True)
+        }
     deals = []
-    for variant in ALL_VARIANTS:
-        daily = daily_deal_get(date=date, variant=variant)
-        mine = None
-        if viewer.is_authenticated:
-            mine = Attempt.objects.filter(player_id=viewer.pk, daily=daily, ranked=True).first()
-        deals.append(
-            {
-                "variant": variant,
-                "code": daily.deal.code,
-                "status": mine.status if mine else "not_started",
-                "attempt": mine.pk if mine else None,
-                "score": mine.score if mine else None,
-                # The solver's line length: the best known, not necessarily the best.
-                "par": daily.par,
-                "proven": daily.proven,
-                "leaderboard": reverse(
-                    "leaderboard", kwargs={"date": date.isoformat(), "variant": variant}
-                ),
-            }
-        )
-    end = dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+    for daily in dailies:
+        attempt = mine.get(daily.pk)
+        entry: dict[str, Any] = {
+            "variant": daily.variant,
+            "commitment": commitment(daily.deal.code),
+            # The solver's line length: the best known, not necessarily the best.
+            "par": daily.par,
+            "proven": daily.proven,
+            "status": attempt.status if attempt else "not_started",
+            "attempt": attempt.pk if attempt else None,
+            "score": attempt.score if attempt else None,
+            "replays_open": over or (attempt is not None and attempt.won),
+            "leaderboard": reverse(
+                "leaderboard", kwargs={"date": date.isoformat(), "variant": daily.variant}
+            ),
+        }
+        if over:
+            entry["code"] = daily.deal.code
+            entry["proof"] = daily.proof
+        deals.append(entry)
+    end = _day_end(date)
     return {
         "date": date.isoformat(),
+        "over": over,
         "ends_at": _iso(end),
         "seconds_left": max(0, int((end - timezone.now()).total_seconds())),
         "deals": deals,
@@ -199,19 +277,27 @@ LIVE_WINDOW = dt.timedelta(minutes=30)
 
 def live_games(*, viewer: User) -> list[dict[str, Any]]:
     """Games in progress, moved in the last half hour, that ``viewer`` may watch:
-    not those dealing the same cards as a daily deal still running that the
-    viewer has not finished (PRODUCT.md, anti-cheat)."""
+    not those on a daily deal still running — ranked or practice, or dealing the
+    same cards — unless the viewer won it (PRODUCT.md, anti-cheat)."""
+    won = set(
+        Attempt.objects.filter(
+            player_id=viewer.pk,
+            ranked=True,
+            status=Attempt.Status.WON,
+            daily__date__gte=utc_today(),
+        ).values_list("daily_id", flat=True)
+    )
     blocked = Q()
     for daily in DailyDeal.objects.filter(date__gte=utc_today()).select_related("deal"):
-        if not viewer_finished_daily(viewer=viewer, daily=daily):
-            game = daily.variant.split("-")[0]
-            blocked |= Q(deal__number=daily.deal.number, deal__variant__startswith=f"{game}-")
+        if daily.pk not in won:
+            same = [str(code) for code in GameCode.parse(daily.deal.code).same_cards()]
+            blocked |= Q(daily=daily) | Q(deal__code__in=same)
     playing = (
         Attempt.objects.filter(
             status=Attempt.Status.PLAYING, updated_at__gte=timezone.now() - LIVE_WINDOW
         )
         .exclude(player_id=viewer.pk)
-        .select_related("player", "deal")
+        .select_related("player", "deal", "daily")
         .order_by("-updated_at")
     )
     if blocked:
@@ -220,7 +306,8 @@ def live_games(*, viewer: User) -> list[dict[str, Any]]:
         {
             "id": a.pk,
             "variant": a.deal.variant,
-            "code": a.deal.code,
+            "code": None if secret(a.daily) else a.deal.code,
+            "daily": a.daily.date.isoformat() if a.daily else None,
             "player": a.player.get_username(),
             "ranked": a.ranked,
             "moves": a.moves,

@@ -37,33 +37,32 @@ from games.engine.solver import Outcome, solve
 from . import realtime
 from .dailies import daily_deal_get, daily_deals_open, deal_get, utc_today
 from .models import Action, Attempt, DailyDeal, Deal
+from .selectors import viewer_finished_daily
 
 log = logging.getLogger(__name__)
 
 
-def _refuse_spoilers(*, player: User, deal: Deal) -> None:
-    # Practising today's daily deal before finishing the ranked attempt would
-    # let a player rehearse the winning line (PRODUCT.md, anti-cheat).
-    for daily in daily_deals_open(deal=deal):
-        finished = Attempt.objects.filter(player=player, daily=daily, ranked=True).exclude(
-            status=Attempt.Status.PLAYING
-        )
-        if not finished.exists():
+def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:
+    """The running daily deal that ``deal`` deals the cards of, if any, once the
+    player may practise it; practising it before finishing the ranked attempt
+    would let a player rehearse the winning line (PRODUCT.md, anti-cheat)."""
+    dailies = daily_deals_open(deal=deal)
+    for daily in dailies:
+        if not viewer_finished_daily(viewer=player, daily=daily):
             raise ApiError(
                 403,
                 "daily_not_finished",
                 "That deal is a daily deal still running: play your ranked attempt first.",
             )
+    return dailies[0] if dailies else None
 
 
-def _create_attempt(*, player: User, deal: Deal, daily: DailyDeal | None) -> Attempt:
+def _create_attempt(
+    *, player: User, deal: Deal, daily: DailyDeal | None, ranked: bool, address: str | None = None
+) -> Attempt:
     game = new_game(deal.code)
     return Attempt.objects.create(
-        player=player,
-        deal=deal,
-        daily=daily,
-        ranked=daily is not None,
-        state=game.to_json(),
+        player=player, deal=deal, daily=daily, ranked=ranked, state=game.to_json(), address=address
     )
 
 
@@ -73,35 +72,50 @@ def attempt_start(
     daily: str | None = None,
     random: str | None = None,
     code: str | None = None,
+    practice: bool = False,
+    address: str | None = None,
 ) -> tuple[Attempt, bool]:
     """Start (or, for the daily, find) an attempt. Returns it and whether it is new.
 
     ``daily``: a variant; the player's single ranked attempt on today's deal —
     asking again returns the same attempt, whose clock started at the first
-    opening (RULES.md C11). ``random``: a variant; a practice game on a random
-    deal. ``code``: a practice game on that exact deal.
+    opening (RULES.md C11). With ``practice``, a new practice game on today's
+    deal for a player whose ranked attempt is over: it is tied to the daily, so
+    it names no code and its replay and live view follow the daily's rule.
+    ``random``: a variant; a practice game on a random numbered deal. ``code``:
+    a practice game on that exact deal. ``address``: the client's, kept with a
+    new ranked attempt for the fair-play review (games/fairplay.py).
     """
     if daily is not None:
         today = daily_deal_get(date=utc_today(), variant=daily)
+        if practice:
+            _open_daily(player=player, deal=today.deal)
+            return _create_attempt(player=player, deal=today.deal, daily=today, ranked=False), True
         found = Attempt.objects.filter(player=player, daily=today, ranked=True).first()
         if found:
             return found, False
         try:
             with transaction.atomic():
-                return _create_attempt(player=player, deal=today.deal, daily=today), True
+                attempt = _create_attempt(
+                    player=player, deal=today.deal, daily=today, ranked=True, address=address
+                )
+                return attempt, True
         except IntegrityError:  # the same player opened it twice at once
             return Attempt.objects.get(player=player, daily=today, ranked=True), False
+    if practice:
+        raise ApiError(400, "invalid", "'practice' goes with 'daily': practise today's deal.")
     if random is not None:
         game, letter = parse_variant(random)
         for _ in range(20):
             deal = deal_get(code=GameCode(game, letter, secrets.randbelow(MAX_DEAL) + 1))
             if not daily_deals_open(deal=deal):
                 break
-        return _create_attempt(player=player, deal=deal, daily=None), True
+        return _create_attempt(player=player, deal=deal, daily=None, ranked=False), True
     parsed = GameCode.parse(code)
     deal = deal_get(code=parsed)
-    _refuse_spoilers(player=player, deal=deal)
-    return _create_attempt(player=player, deal=deal, daily=None), True
+    # A deal some running daily plays (same cards) is practised as that daily's.
+    open_daily = _open_daily(player=player, deal=deal)
+    return _create_attempt(player=player, deal=deal, daily=open_daily, ranked=False), True
 
 
 def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
@@ -142,6 +156,7 @@ def _announce(attempt: Attempt, game: Game) -> dict[str, Any]:
     if attempt.finished:
         if attempt.ranked:
             transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+            tasks.queue_on_commit(tasks.review_attempt, attempt.pk)  # fair play (flags only)
         tasks.queue_on_commit(tasks.verify_attempt, attempt.pk)
     elif isinstance(game, Seahaven) and worth_proving(game):
         tasks.queue_on_commit(tasks.prove_lost, attempt.pk, attempt.seq)

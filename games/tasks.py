@@ -12,7 +12,7 @@ from celery import Task, shared_task
 from django.db import transaction
 from django.utils import timezone
 
-from . import dailies, services
+from . import dailies, fairplay, services
 from .models import Attempt
 
 log = logging.getLogger(__name__)
@@ -36,14 +36,25 @@ def queue_on_commit(task: Task, *args: Any) -> None:
 @shared_task
 def prepare_daily_deals(start: str | None = None, days: int = dailies.DAYS_AHEAD) -> list[str]:
     """Prove and store the daily deals of ``start`` (ISO date; default today) and
-    the following days. Returns the codes."""
+    the following days. Returns their commitments (a task's result is stored in
+    the broker: it must not hold a key)."""
     first = dt.date.fromisoformat(start) if start else None
-    return [d.deal.code for d in dailies.daily_deals_prepare(start=first, days=days)]
+    return [
+        dailies.commitment(d.deal.code) for d in dailies.daily_deals_prepare(start=first, days=days)
+    ]
 
 
 @shared_task
 def verify_attempt(attempt_id: int) -> bool | None:
     return services.attempt_verify(attempt_id=attempt_id)
+
+
+@shared_task
+def review_attempt(attempt_id: int) -> bool | None:
+    """Fair-play signals of a finished ranked attempt; returns whether it was
+    flagged (None: no such attempt). Flags only: staff decide (games/fairplay.py)."""
+    review = fairplay.attempt_review(attempt_id=attempt_id)
+    return None if review is None else review.flagged
 
 
 PENDING_GRACE = dt.timedelta(minutes=5)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -12,6 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.api import parse_date
 from config.errors import ApiError
 from games.api import ERRORS
 from games.engine import ALL_VARIANTS
@@ -44,6 +43,10 @@ class LeaderboardSerializer(serializers.Serializer):
     pages = serializers.IntegerField()
     results = serializers.ListField(child=ROW)
     me = ROW.__class__(allow_null=True)
+    replays_open = serializers.BooleanField(help_text="the rows' replays are open to the viewer")
+    replays_closed_reason = serializers.CharField(
+        allow_null=True, help_text="why not yet, in a sentence"
+    )
 
 
 class VariantRecord(serializers.Serializer):
@@ -62,6 +65,16 @@ class PlayerSerializer(serializers.Serializer):
     variants = serializers.DictField(child=VariantRecord())
     streak = inline_serializer(
         "Streak", {"current": serializers.IntegerField(), "longest": serializers.IntegerField()}
+    )
+    disqualified = serializers.IntegerField(help_text="results staff took off the board")
+    disqualifications = inline_serializer(
+        "Disqualification",
+        {
+            "date": serializers.DateField(),
+            "variant": serializers.CharField(),
+            "reason": serializers.CharField(),
+        },
+        many=True,
     )
 
 
@@ -85,12 +98,10 @@ class LeaderboardView(APIView):
         summary="A daily deal's ranking (RULES.md C11)",
     )
     def get(self, request: Request, date: str, variant: str) -> Response:
-        try:
-            day = dt.date.fromisoformat(date)
-        except ValueError:
-            raise ApiError(400, "bad_date", f"{date!r} is not a date (YYYY-MM-DD).") from None
         return Response(
-            leaderboard_for_day(date=day, variant=variant, viewer=request.user, page=_page(request))
+            leaderboard_for_day(
+                date=parse_date(date), variant=variant, viewer=request.user, page=_page(request)
+            )
         )
 
 

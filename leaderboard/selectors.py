@@ -14,7 +14,7 @@ from config.errors import ApiError
 from games.dailies import utc_today
 from games.engine import parse_variant
 from games.models import Attempt, DailyDeal
-from games.selectors import Viewer, replay_url, viewer_finished_daily
+from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
 
 PAGE_SIZE = 50
 
@@ -30,9 +30,10 @@ RANKING = (
 
 def ranked_attempts(*, daily: DailyDeal) -> QuerySet[Attempt]:
     """Finished ranked attempts of one daily deal with their ``rank``; results
-    whose replay check failed are dropped, pending ones kept (marked)."""
+    whose replay check failed or that staff disqualified (games/fairplay.py) are
+    dropped, pending ones kept (marked)."""
     return (
-        Attempt.objects.filter(daily=daily, ranked=True)
+        Attempt.objects.filter(daily=daily, ranked=True, disqualified=False)
         .exclude(status=Attempt.Status.PLAYING)
         .exclude(verified=False)
         .select_related("player")
@@ -89,30 +90,42 @@ def leaderboard_for_day(
     if page > pages:
         raise ApiError(404, "no_page", f"Page {page} is past the last page ({pages}).")
     if daily is None:
-        return {**base, "count": 0, "pages": pages, "results": [], "me": None}
-    # Replays of a deal still running are for those who finished it (anti-cheat).
-    everyone = date < utc_today() or viewer_finished_daily(viewer=viewer, daily=daily)
+        return {
+            **base,
+            "count": 0,
+            "pages": pages,
+            "results": [],
+            "me": None,
+            "replays_open": False,
+            "replays_closed_reason": None,
+        }
+    # Replays of a daily whose day runs are for those who won it — a resigned
+    # player's own too (PRODUCT.md, anti-cheat); replays need a signed-in viewer.
+    replays_open = viewer.is_authenticated and (
+        date < utc_today() or viewer_won_daily(viewer=viewer, daily=daily)
+    )
     start = (page - 1) * PAGE_SIZE
     mine = None
     if viewer.is_authenticated:
         row = viewer_row(attempts, player_id=viewer.pk)
-        mine = result_json(row, show_replay=True) if row else None
-
-    def show(a: Attempt) -> bool:
-        # Replays are for signed-in players (every /api/games/ endpoint is).
-        if not viewer.is_authenticated:
-            return False
-        return everyone or a.player_id == viewer.pk
-
+        mine = result_json(row, show_replay=replays_open) if row else None
     return {
         **base,
         "count": count,
         "pages": pages,
         "results": [
-            result_json(a, show_replay=show(a)) for a in attempts[start : start + PAGE_SIZE]
+            result_json(a, show_replay=replays_open) for a in attempts[start : start + PAGE_SIZE]
         ],
         "me": mine,
+        "replays_open": replays_open,
+        "replays_closed_reason": None if replays_open else _closed_reason(viewer),
     }
+
+
+def _closed_reason(viewer: Viewer) -> str:
+    if not viewer.is_authenticated:
+        return "Sign in to watch replays."
+    return REPLAYS_CLOSED
 
 
 def _streaks(days: list[dt.date]) -> tuple[int, int]:
@@ -134,11 +147,23 @@ def player_record(*, username: str) -> dict[str, Any]:
     if user is None:
         raise ApiError(404, "not_found", f"No player {username!r}.")
     finished = (
-        Attempt.objects.filter(player=user, ranked=True)
+        Attempt.objects.filter(player=user, ranked=True, disqualified=False)
         .exclude(status=Attempt.Status.PLAYING)
         .exclude(verified=False)
         .select_related("daily")
     )
+    # Results staff took off the board count nowhere above; they are listed instead.
+    disqualified = [
+        {
+            "date": a.daily.date.isoformat(),
+            "variant": a.daily.variant,
+            "reason": getattr(getattr(a, "review", None), "decision_reason", ""),
+        }
+        for a in Attempt.objects.filter(player=user, ranked=True, disqualified=True)
+        .select_related("daily", "review")
+        .order_by("daily__date", "daily__variant")
+        if a.daily is not None
+    ]
     variants: dict[str, dict[str, Any]] = {}
     won_days: set[dt.date] = set()
     for attempt in finished:
@@ -165,4 +190,6 @@ def player_record(*, username: str) -> dict[str, Any]:
         "won": sum(r["won"] for r in variants.values()),
         "variants": variants,
         "streak": {"current": current, "longest": longest},
+        "disqualified": len(disqualified),
+        "disqualifications": disqualified,
     }

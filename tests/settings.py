@@ -21,6 +21,7 @@ if "DATABASE_URL" not in os.environ and answers("127.0.0.1", 5432):
 if "REDIS_URL" not in os.environ and answers("127.0.0.1", 6379):
     os.environ["REDIS_URL"] = REDIS_TEST_URL
 os.environ.setdefault("SECRET_KEY", "test-only-secret")
+os.environ.setdefault("DAILY_DEAL_SECRET", "test-only-daily-secret")
 # Tasks run in-process, at once; the tests about a real Celery worker start one
 # (tests/games/test_celery_worker.py) and switch this off around it.
 os.environ.setdefault("CELERY_EAGER", "1")

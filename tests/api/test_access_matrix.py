@@ -1,14 +1,18 @@
 """Access matrix (issue 7): who may do what to whose game, on every endpoint, socket and page.
 
-What it proves. Four roles meet the games of one player, the *owner*:
+What it proves. Five roles meet the games of one player, the *owner*:
 
 - ``anonymous`` — not signed in;
 - ``other`` — signed in, has opened today's daily of the subject's variant but
-  not finished it (opening is not enough: the spoiler rule asks for a finished
-  ranked attempt);
-- ``finished`` — signed in, has finished (resigned) today's daily of the
-  subject's variant, so the spoiler rule lets them see its replays and watch it;
-- ``owner`` — the player of the subject.
+  not finished it;
+- ``resigned`` — signed in, has finished today's dailies by resigning: they may
+  practise the deal, but its replays and live games stay closed to them until
+  the day is over (PRODUCT.md, anti-cheat: a second account that resigns at
+  once must not read the deal);
+- ``winner`` — signed in, has won today's dailies (SH1-C4 and EH1-N): the
+  spoiler rule lets them see every replay and live game of those deals;
+- ``owner`` — the player of the subject, who resigned today's EH1-N daily
+  and is playing today's SH1-C4 one.
 
 The subjects are the owner's games: today's daily in progress and finished, a
 practice game in progress and finished, yesterday's finished daily, a practice
@@ -51,14 +55,14 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.models import User
-from games.dailies import utc_today
+from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
 from tests.conftest import Client, assert_error
 from tests.realtime.conftest import socket_for
 
 PASSWORD = "correct horse battery"
-ROLES = ("anonymous", "other", "finished", "owner")
+ROLES = ("anonymous", "other", "resigned", "winner", "owner")
 PRACTICE = "SH1-C4-AAAAAAE"  # practice deals: no daily deal of these numbers is running
 PRACTICE_DONE = "SH1-C2-AAAAAJ2"
 FAR_AHEAD = 10**6  # a seq no game has reached: refused as a conflict, so nothing is applied
@@ -69,9 +73,10 @@ FAR_AHEAD = 10**6  # a seq no game has reached: refused as a conflict, so nothin
 @dataclass(frozen=True)
 class Subject:
     id: int
-    code: str = ""
+    code: str = ""  # the deal's code as stored: a running daily's is never sent
     variant: str = ""
     date: str = ""  # the daily's date, for its leaderboard
+    secret: bool = False  # the deal is a daily whose day runs
 
 
 @dataclass(frozen=True)
@@ -120,12 +125,30 @@ def _resign(client: Client, attempt: dict[str, Any]) -> None:
 
 
 def _subject(attempt: dict[str, Any]) -> Subject:
-    return Subject(attempt["id"], attempt["code"], attempt["variant"], attempt["daily"] or "")
+    code = Attempt.objects.get(pk=attempt["id"]).deal.code
+    secret = attempt["code"] is None
+    assert secret == (attempt["daily"] == utc_today().isoformat()), attempt
+    return Subject(attempt["id"], code, attempt["variant"], attempt["daily"] or "", secret)
+
+
+def _win(client: Client, variant: str) -> None:
+    """Play today's proven daily of ``variant`` to a win through the API."""
+    attempt = _start(client, daily=variant)
+    proof = DailyDeal.objects.get(date=utc_today(), variant=variant).proof
+    for seq, action in enumerate(proof):
+        response = client.send(
+            f"/api/games/{attempt['id']}/actions/", {"seq": seq, "action": action}
+        )
+        assert response.status_code == 200, response.content
+    assert response.json()["won"] is True
 
 
 def build_world() -> World:
-    clients = {role: _signed_up(f"matrix-{role}") for role in ("owner", "other", "finished")}
+    roles = ("owner", "other", "resigned", "winner")
+    clients = {role: _signed_up(f"matrix-{role}") for role in roles}
     owner = clients["owner"]
+    for variant in ("SH1-C4", "EH1-N"):  # proven, so that the winner can win them
+        assert daily_deal_prepare(date=utc_today(), variant=variant).proof
 
     # Yesterday's daily, played and resigned; then the day goes by (as in test_anticheat).
     past = _start(owner, daily="SH1-C1")
@@ -133,7 +156,8 @@ def build_world() -> World:
     _resign(owner, past)
     yesterday = utc_today() - dt.timedelta(days=1)
     DailyDeal.objects.filter(date=utc_today(), variant="SH1-C1").update(date=yesterday)
-    past["daily"] = yesterday.isoformat()
+    past = owner.get(f"/api/games/{past['id']}/").json()
+    assert past["daily"] == yesterday.isoformat() and past["code"], past  # revealed now
 
     daily = _start(owner, daily="SH1-C4")
     _play(owner, daily)
@@ -145,13 +169,14 @@ def build_world() -> World:
     practice_done = _start(owner, code=PRACTICE_DONE)
     _play(owner, practice_done)
     _resign(owner, practice_done)
-    # Practising today's deal, allowed once the ranked attempt is over.
-    daily_practice = _start(owner, code=daily_done["code"])
+    # Practising today's deal, allowed once the ranked attempt is over (no code needed).
+    daily_practice = _start(owner, daily="EH1-N", practice=True)
     _play(owner, daily_practice)
 
     for variant in ("SH1-C4", "EH1-N"):
         _start(clients["other"], daily=variant)
-        _resign(clients["finished"], _start(clients["finished"], daily=variant))
+        _resign(clients["resigned"], _start(clients["resigned"], daily=variant))
+        _win(clients["winner"], variant)
 
     missing = Attempt.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000
     users = {role: User.objects.get(username=f"matrix-{role}") for role in clients}
@@ -241,6 +266,11 @@ async def _open_socket(path: str, client: Client | None, probe: dict[str, Any]) 
         first = await sock.receive_output(timeout=5)
         if first["type"] == "websocket.close":
             return {"closed": first["code"]}
+        said = json.loads(first["text"])
+        if said["type"] == "error":  # a refusal says why, then closes
+            closing = await sock.receive_output(timeout=5)
+            assert closing["type"] == "websocket.close", closing
+            return {"closed": closing["code"], "why": said["error"]}
         await sock.send(probe)
         return {"first": json.loads(first["text"]), "reply": await sock.recv(timeout=5)}
     finally:
@@ -275,7 +305,10 @@ def _new_practice(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
     assert body["ranked"] is False and body["status"] == "playing"
     assert body["player"] == ctx.world.usernames[ctx.role]
     if ctx.subject is not None:
-        assert body["code"] == ctx.subject.code
+        assert Attempt.objects.get(pk=body["id"]).deal.code == ctx.subject.code
+        # A running daily practised stays nameless (PRODUCT.md, fair daily deals).
+        assert body["code"] == (None if ctx.subject.secret else ctx.subject.code)
+        assert body["view"]["code"] == body["code"]
     assert set(after["attempts"]) - set(before["attempts"]) == {body["id"]}
     assert after["attempts"][body["id"]]["player_id"] == ctx.user_id
 
@@ -311,6 +344,13 @@ def _same_daily(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
     body = response.json()
     assert body["ranked"] is True and body["player"] == ctx.world.usernames[ctx.role]
     assert after == before
+
+
+def _new_daily_practice(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
+    body = response.json()
+    assert body["ranked"] is False and body["code"] is None
+    assert body["view"]["daily"] == {"date": utc_today().isoformat(), "variant": "EH1-N"}
+    assert set(after["attempts"]) - set(before["attempts"]) == {body["id"]}
 
 
 @dataclass(frozen=True)
@@ -396,6 +436,15 @@ ENDPOINTS: dict[str, Endpoint] = {
         lambda c: c.client.send("/api/games/", {"daily": "SH1-C4"}),
         _same_daily,
     ),
+    "practise_daily": Endpoint(
+        'POST /api/games/ {"daily": "EH1-N", "practice": true}',
+        lambda c: c.client.send("/api/games/", {"daily": "EH1-N", "practice": True}),
+        _new_daily_practice,
+    ),
+    "daily_day": Endpoint(
+        "GET /api/daily/{yesterday}/",
+        lambda c: c.client.get(f"/api/daily/{utc_today() - dt.timedelta(days=1)}/"),
+    ),
     "start_random": Endpoint(
         'POST /api/games/ {"random": "SH1-C2"}',
         lambda c: c.client.send("/api/games/", {"random": "SH1-C2"}),
@@ -480,9 +529,12 @@ class Ws:
 @dataclass(frozen=True)
 class Closed:
     code: int
+    why: str | None = None  # the error code the socket sends before closing
 
     def check(self, ctx: Ctx, result: dict[str, Any]) -> None:
         assert result.get("closed") == self.code, result
+        if self.why is not None:
+            assert result["why"]["code"] == self.why, result
 
 
 @dataclass(frozen=True)
@@ -517,116 +569,121 @@ OK, NEW = Ok(200), Ok(201)
 SIGN_IN = Refused((401, 403), "not_authenticated")
 NOT_YOURS = Refused((403, 404), "not_yours")
 NO_GAME = Refused(404, "not_found")
-SPOILER = Refused(403, "spoiler")  # Anti-cheat: replays of today's daily wait for your own
+SPOILER = Refused(403, "spoiler")  # Anti-cheat: replays of today's daily wait for a win
 NOT_YET = Refused(403, "daily_not_finished")  # no practising today's deal before your ranked
 RUNNING = Refused(409, "not_finished")  # "a replay is available once the game is over"
 OVER = Refused(409, "finished")  # a finished game takes no action and no resignation
 PAGE, LOGIN = Page(), ToLogin()
 PLAYER, WATCHER, SUBSCRIBED = Ws("player"), Ws("spectator"), Ws("subscribed")
-WS_401, WS_403, WS_404 = Closed(4401), Closed(4403), Closed(4404)
+WS_401, WS_403, WS_404 = Closed(4401), Closed(4403, "spoiler"), Closed(4404, "not_found")
 LISTED, UNLISTED = Live(True), Live(False)
 LINK, NO_LINK, OFF_BOARD = Board(True, link=True), Board(True), Board(False)
 
 D_PLAY, D_DONE = "daily_playing", "daily_finished"  # today's daily (SH1-C4, EH1-N)
 P_PLAY, P_DONE = "practice_playing", "practice_finished"  # deals no daily is playing
 PAST = "past_daily"  # yesterday's daily (SH1-C1), finished: the day is over
-D_PRACT = "daily_practice"  # a practice game on today's EH1-N deal, in progress
+D_PRACT = "daily_practice"  # a practice game of today's EH1-N daily, in progress
 MISSING = "missing"  # no such game
 NONE = "-"  # the endpoint is not about a game
 
 # fmt: off
 TABLE = [
-    # endpoint        subject   anonymous  other      finished   owner
+    # endpoint        subject   anonymous  other      resigned   winner     owner
     # GET /api/games/{id}/ is the player's own; others follow a game over its socket
     # (websocket.md) — a spectator's GET is refused even where they may watch.
-    ("game",          D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("game",          D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("game",          P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("game",          P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("game",          PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("game",          D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("game",          MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME),
+    ("game",          D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("game",          D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("game",          P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("game",          P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("game",          PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("game",          D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("game",          MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # Only the player acts; a finished game takes nothing more.
-    ("actions",       D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("actions",       D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OVER),
-    ("actions",       P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("actions",       P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OVER),
-    ("actions",       PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, OVER),
-    ("actions",       D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("actions",       MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME),
-    ("resign",        D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("resign",        D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OVER),
-    ("resign",        P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("resign",        P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, OVER),
-    ("resign",        PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, OVER),
-    ("resign",        D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, OK),
-    ("resign",        MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME),
+    ("actions",       D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("actions",       D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("actions",       P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("actions",       P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("actions",       PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("actions",       D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("actions",       MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
+    ("resign",        D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("resign",        D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("resign",        P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("resign",        P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("resign",        PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("resign",        D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OK),
+    ("resign",        MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # The spoiler rule first, then "once the game is over": a player who may not see
-    # today's deal learns nothing, not even whether the game has ended.
-    ("replay",        D_PLAY,   SIGN_IN,   SPOILER,   RUNNING,   RUNNING),
-    ("replay",        D_DONE,   SIGN_IN,   SPOILER,   OK,        OK),
-    ("replay",        P_PLAY,   SIGN_IN,   RUNNING,   RUNNING,   RUNNING),
-    ("replay",        P_DONE,   SIGN_IN,   OK,        OK,        OK),
-    ("replay",        PAST,     SIGN_IN,   OK,        OK,        OK),
-    ("replay",        D_PRACT,  SIGN_IN,   SPOILER,   RUNNING,   RUNNING),
-    ("replay",        MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME),
+    # today's deal learns nothing, not even whether the game has ended. Only a win
+    # opens a running daily's replays — not resigning, and not being its player.
+    ("replay",        D_PLAY,   SIGN_IN,   SPOILER,   SPOILER,   RUNNING,   SPOILER),
+    ("replay",        D_DONE,   SIGN_IN,   SPOILER,   SPOILER,   OK,        SPOILER),
+    ("replay",        P_PLAY,   SIGN_IN,   RUNNING,   RUNNING,   RUNNING,   RUNNING),
+    ("replay",        P_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
+    ("replay",        PAST,     SIGN_IN,   OK,        OK,        OK,        OK),
+    ("replay",        D_PRACT,  SIGN_IN,   SPOILER,   SPOILER,   RUNNING,   SPOILER),
+    ("replay",        MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # websocket.md: the player plays, anyone allowed watches (finished games too),
-    # close codes 4401 / 4403 / 4404.
-    ("ws_game",       D_PLAY,   WS_401,    WS_403,    WATCHER,   PLAYER),
-    ("ws_game",       D_DONE,   WS_401,    WS_403,    WATCHER,   PLAYER),
-    ("ws_game",       P_PLAY,   WS_401,    WATCHER,   WATCHER,   PLAYER),
-    ("ws_game",       P_DONE,   WS_401,    WATCHER,   WATCHER,   PLAYER),
-    ("ws_game",       PAST,     WS_401,    WATCHER,   WATCHER,   PLAYER),
-    ("ws_game",       D_PRACT,  WS_401,    WS_403,    WATCHER,   PLAYER),
-    ("ws_game",       MISSING,  WS_401,    WS_404,    WS_404,    WS_404),
+    # close codes 4401 / 4403 / 4404, each after an error message saying why.
+    ("ws_game",       D_PLAY,   WS_401,    WS_403,    WS_403,    WATCHER,   PLAYER),
+    ("ws_game",       D_DONE,   WS_401,    WS_403,    WS_403,    WATCHER,   PLAYER),
+    ("ws_game",       P_PLAY,   WS_401,    WATCHER,   WATCHER,   WATCHER,   PLAYER),
+    ("ws_game",       P_DONE,   WS_401,    WATCHER,   WATCHER,   WATCHER,   PLAYER),
+    ("ws_game",       PAST,     WS_401,    WATCHER,   WATCHER,   WATCHER,   PLAYER),
+    ("ws_game",       D_PRACT,  WS_401,    WS_403,    WS_403,    WATCHER,   PLAYER),
+    ("ws_game",       MISSING,  WS_401,    WS_404,    WS_404,    WS_404,    WS_404),
     # Games in progress you may watch. Your own are not listed (current behaviour;
     # the spec is silent: the lobby shows your own games).
-    ("live",          D_PLAY,   SIGN_IN,   UNLISTED,  LISTED,    UNLISTED),
-    ("live",          D_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED),
-    ("live",          P_PLAY,   SIGN_IN,   LISTED,    LISTED,    UNLISTED),
-    ("live",          P_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED),
-    ("live",          PAST,     SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED),
-    ("live",          D_PRACT,  SIGN_IN,   UNLISTED,  LISTED,    UNLISTED),
-    # Playing the same deal again: today's daily deal only after your ranked attempt
-    # on it is over — the owner of the daily in progress too.
-    ("practise",      D_PLAY,   SIGN_IN,   NOT_YET,   NEW,       NOT_YET),
-    ("practise",      D_DONE,   SIGN_IN,   NOT_YET,   NEW,       NEW),
-    ("practise",      P_PLAY,   SIGN_IN,   NEW,       NEW,       NEW),
-    ("practise",      P_DONE,   SIGN_IN,   NEW,       NEW,       NEW),
-    ("practise",      PAST,     SIGN_IN,   NEW,       NEW,       NEW),
-    ("practise",      D_PRACT,  SIGN_IN,   NOT_YET,   NEW,       NEW),
-    # Anyone may read a leaderboard; replay links under the spoiler rule, and only
-    # for signed-in players (current behaviour: the replay endpoint needs a session).
-    ("board",         D_PLAY,   OFF_BOARD, OFF_BOARD, OFF_BOARD, OFF_BOARD),
-    ("board",         D_DONE,   NO_LINK,   NO_LINK,   LINK,      LINK),
-    ("board",         PAST,     NO_LINK,   LINK,      LINK,      LINK),
+    ("live",          D_PLAY,   SIGN_IN,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
+    ("live",          D_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          P_PLAY,   SIGN_IN,   LISTED,    LISTED,    LISTED,    UNLISTED),
+    ("live",          P_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          PAST,     SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          D_PRACT,  SIGN_IN,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
+    # Playing the same deal by its code (which only the server knows while the day
+    # runs: an attacker's best case): today's daily deal only after your ranked
+    # attempt on it is over — the owner of the daily in progress too.
+    ("practise",      D_PLAY,   SIGN_IN,   NOT_YET,   NEW,       NEW,       NOT_YET),
+    ("practise",      D_DONE,   SIGN_IN,   NOT_YET,   NEW,       NEW,       NEW),
+    ("practise",      P_PLAY,   SIGN_IN,   NEW,       NEW,       NEW,       NEW),
+    ("practise",      P_DONE,   SIGN_IN,   NEW,       NEW,       NEW,       NEW),
+    ("practise",      PAST,     SIGN_IN,   NEW,       NEW,       NEW,       NEW),
+    ("practise",      D_PRACT,  SIGN_IN,   NOT_YET,   NEW,       NEW,       NEW),
+    # Anyone may read a leaderboard; replay links under the spoiler rule (a win, or
+    # the day over), and only for signed-in players (the replay endpoint needs one).
+    ("board",         D_PLAY,   OFF_BOARD, OFF_BOARD, OFF_BOARD, OFF_BOARD, OFF_BOARD),
+    ("board",         D_DONE,   NO_LINK,   NO_LINK,   NO_LINK,   LINK,      NO_LINK),
+    ("board",         PAST,     NO_LINK,   LINK,      LINK,      LINK,      LINK),
     # Page shells need a session; they hold no game data, so any id gets the shell
     # and its script meets the API's answer (current behaviour; the spec is silent).
-    ("page_play",     D_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_play",     P_DONE,   LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_play",     MISSING,  LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_watch",    D_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_watch",    P_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_watch",    MISSING,  LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_replay",   D_DONE,   LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_replay",   PAST,     LOGIN,     PAGE,      PAGE,      PAGE),
-    ("page_replay",   MISSING,  LOGIN,     PAGE,      PAGE,      PAGE),
+    ("page_play",     D_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_play",     P_DONE,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_play",     MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_watch",    D_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_watch",    P_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_watch",    MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_replay",   D_DONE,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_replay",   PAST,     LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_replay",   MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
     # Not about a game.
-    ("me",            NONE,     OK,        OK,        OK,        OK),
-    ("settings",      NONE,     SIGN_IN,   OK,        OK,        OK),
-    ("settings_patch", NONE,    SIGN_IN,   OK,        OK,        OK),
+    ("me",            NONE,     OK,        OK,        OK,        OK,        OK),
+    ("settings",      NONE,     SIGN_IN,   OK,        OK,        OK,        OK),
+    ("settings_patch", NONE,    SIGN_IN,   OK,        OK,        OK,        OK),
     # Signing up while signed in signs in as the new account (current behaviour;
     # the spec is silent, and it grants nothing the new account would not have).
-    ("register",      NONE,     NEW,       NEW,       NEW,       NEW),
-    ("login",         NONE,     OK,        OK,        OK,        OK),
-    ("logout",        NONE,     OK,        OK,        OK,        OK),
-    ("daily",         NONE,     OK,        OK,        OK,        OK),
-    ("start_daily",   NONE,     SIGN_IN,   OK,        OK,        OK),
-    ("start_random",  NONE,     SIGN_IN,   NEW,       NEW,       NEW),
-    ("player",        NONE,     OK,        OK,        OK,        OK),
-    ("schema",        NONE,     OK,        OK,        OK,        OK),
-    ("ws_board",      NONE,     SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED),
-    ("page_live",     NONE,     LOGIN,     PAGE,      PAGE,      PAGE),
+    ("register",      NONE,     NEW,       NEW,       NEW,       NEW,       NEW),
+    ("login",         NONE,     OK,        OK,        OK,        OK,        OK),
+    ("logout",        NONE,     OK,        OK,        OK,        OK,        OK),
+    ("daily",         NONE,     OK,        OK,        OK,        OK,        OK),
+    ("daily_day",     NONE,     OK,        OK,        OK,        OK,        OK),
+    ("start_daily",   NONE,     SIGN_IN,   OK,        OK,        OK,        OK),
+    # Practising today's daily without its code: once your ranked attempt is over.
+    ("practise_daily", NONE,    SIGN_IN,   NOT_YET,   NEW,       NEW,       NEW),
+    ("start_random",  NONE,     SIGN_IN,   NEW,       NEW,       NEW,       NEW),
+    ("player",        NONE,     OK,        OK,        OK,        OK,        OK),
+    ("schema",        NONE,     OK,        OK,        OK,        OK,        OK),
+    ("ws_board",      NONE,     SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED),
+    ("page_live",     NONE,     LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
 ]
 # fmt: on
 

@@ -7,16 +7,26 @@ The server is another process, so it gets a database of its own
 db 11; tasks run in-process there (``CELERY_EAGER=1``: the replay check of a
 finished game happens before the answer). Screenshots are kept in
 ``$BROWSER_ARTIFACTS`` (default ``.artifacts/browser/``) for a person to look at.
+
+The server keys its daily deals with a ``DAILY_DEAL_SECRET`` of its own, made
+here, so a test cannot know a daily's code but from the server: ``server.python``
+runs code in the server's settings and database — how tests read what the server
+stored (a daily's secret code) and prepare days the pages then show (yesterday's
+deals, revealed; today's, proven so that they have a par).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -37,14 +47,63 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 REDIS_URL = "redis://127.0.0.1:6379/11"
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("REQUIRE_SERVICES") == "1":
-        raise RuntimeError("REQUIRE_SERVICES=1 but there is no chromium for the browser tests")
-    pytestmark = pytest.mark.skip(reason="no chromium (apt-get install chromium)")
+if not Path(CHROMIUM).exists() and os.environ.get("REQUIRE_SERVICES") == "1":
+    raise RuntimeError("REQUIRE_SERVICES=1 but there is no chromium for the browser tests")
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    env: dict[str, str]
+
+    def python(self, code: str) -> Any:
+        """Run ``code`` with the server's settings and database (``django.setup()``
+        done) and return what it stores in ``result``, through JSON."""
+        script = (
+            "import json, django\ndjango.setup()\nresult = None\n"
+            f"{code}\nprint('\\n' + json.dumps(result, default=str))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            check=False,
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def daily(self, variant: str, date: str | None = None) -> dict[str, Any]:
+        """A daily deal as the server stored it: its secret ``code``, ``par``, ``proof``."""
+        return self.python(
+            "from games.dailies import daily_deal_get, utc_today\n"
+            "import datetime as dt\n"
+            f"day = dt.date.fromisoformat({date!r}) if {date!r} else utc_today()\n"
+            f"d = daily_deal_get(date=day, variant={variant!r})\n"
+            "result = {'code': d.deal.code, 'par': d.par, 'proof': d.proof}"
+        )
+
+
+# Prepared as the server starts, before any page makes today's deals on demand
+# (unproven, without par): yesterday, over, with a proven deal and one that could
+# not be proven; today's Seahaven 4-cell deal proven. Small budgets: a few seconds.
+PREPARE_DAYS = """
+import datetime as dt
+from games.dailies import Effort, daily_deal_prepare, utc_today
+today = utc_today()
+easy = Effort(nodes=100_000, candidates=20, seconds=60)
+daily_deal_prepare(date=today - dt.timedelta(days=1), variant="SH1-C4", effort=easy)
+# 50 positions cannot prove a deal that needs 52 moves or more: left unproven.
+daily_deal_prepare(date=today - dt.timedelta(days=1), variant="SH1-C1",
+                   effort=Effort(nodes=50, candidates=1, seconds=5))
+daily_deal_prepare(date=today, variant="SH1-C4", effort=easy)
+"""
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The service on a free port: ``config.settings`` (no debug), PostgreSQL, Redis."""
     if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql") or not settings.REDIS_URL:
         pytest.skip("needs the real PostgreSQL and Redis (none answered)")
@@ -58,6 +117,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{name}",
         "REDIS_URL": REDIS_URL,
         "SECRET_KEY": secrets.token_hex(24),
+        "DAILY_DEAL_SECRET": secrets.token_hex(24),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "CELERY_EAGER": "1",
         "REGISTER_RATE": "10000/min",
@@ -71,12 +131,20 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         migrate(env)
         processes.append(start_daphne(port, env, log))
         wait_until_up(port, processes[0], log)
-        yield f"http://127.0.0.1:{port}"
+        running = Server(f"http://127.0.0.1:{port}", env)
+        running.python(PREPARE_DAYS)
+        yield running
     finally:
         stop(processes)
         drop_database(name)
         if log.exists():
             print(log.read_text(errors="replace")[-5000:])
+
+
+@pytest.fixture(scope="session")
+def site(server: Server) -> str:
+    """The live server's base URL."""
+    return server.url
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +155,8 @@ def chromium() -> Iterator[object]:
     HTTP only), and the guard is back once it closes."""
     from playwright.sync_api import sync_playwright
 
+    if not Path(CHROMIUM).exists():  # (a pytestmark in a conftest would mark nothing)
+        pytest.skip("no chromium (apt-get install chromium)")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as playwright:

@@ -121,7 +121,7 @@ def refused_move(game: Game) -> Move:
 
 def open_daily(page: Any, variant: str) -> int:
     page.goto("/")
-    page.click(f'[data-variant="{variant}"] a, [data-variant="{variant}"] button')
+    page.click(f'.deal[data-variant="{variant}"] .deal-actions .primary')  # Play or Continue
     page.wait_for_url(re.compile(r"/play/\d+/$"))
     page.wait_for_selector("#board .pile[data-pile=t1] .card")
     return int(page.url.rstrip("/").split("/")[-1])
@@ -142,16 +142,25 @@ def shown_code(page: Any) -> str:
     return page.inner_text("#code").strip()
 
 
+def daily_game(page: Any, server: Any, variant: str) -> Game:
+    """Today's daily deal just opened on ``page``, from the server's database: its
+    code is secret while the day runs, so the page shows the day instead."""
+    code = server.daily(variant)["code"]
+    assert code not in page.content()
+    assert shown_code(page) == f"Daily · {dt.datetime.now(dt.UTC).date().isoformat()}"
+    return new_game(code)
+
+
 # --- the tests ----------------------------------------------------------------------------
 
 
-def test_sign_up_play_the_daily_by_drag_and_double_click_refusal_undo_reload(new_page):
+def test_sign_up_play_the_daily_by_drag_and_double_click_refusal_undo_reload(new_page, server):
     page = new_page()
     sign_up(page)
     page.wait_for_selector('[data-variant="SH1-C4"]')
     screenshot(page, "lobby")
     open_daily(page, "SH1-C4")
-    game = new_game(shown_code(page))
+    game = daily_game(page, server, "SH1-C4")
     assert_board_is(page, game)
 
     # A card dragged from a column onto another pile.
@@ -277,18 +286,18 @@ def test_the_leaderboard_updates_when_another_player_finishes(new_page):
     screenshot(viewer, "leaderboard")
 
 
-def test_easy_harp_fits_a_phone(new_page):
+def test_easy_harp_fits_a_phone(new_page, server):
     page = new_page(width=375, height=740)
     sign_up(page)
     open_daily(page, "EH1-N")
-    game = new_game(shown_code(page))
+    game = daily_game(page, server, "EH1-N")
     assert_board_is(page, game)
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 375, f"the board is {width} px wide on a 375-px phone"
     screenshot(page, "board-easy-harp-phone")
 
 
-def test_the_language_is_the_accounts_and_refusals_are_translated(new_page):
+def test_the_language_is_the_accounts_and_refusals_are_translated(new_page, server):
     """A player switches to Bulgarian in the settings: the pages, and the rule of
     a refused move (from its code, not the English sentence), are in Bulgarian;
     a browser that asks for Turkish gets Turkish before signing in."""
@@ -302,7 +311,7 @@ def test_the_language_is_the_accounts_and_refusals_are_translated(new_page):
     nav = page.inner_text("header nav")
     assert re.search("[а-яА-Я]", nav) and "Rules" not in nav, nav
     open_daily(page, "SH1-C4")
-    game = new_game(shown_code(page))
+    game = new_game(server.daily("SH1-C4")["code"])
     bad = refused_move(game)
     drag(page, game, bad)
     page.wait_for_function("() => document.querySelector('#message').textContent.trim() !== ''")

@@ -52,6 +52,8 @@ def test_the_services_the_product_needs_with_health_checks_and_volumes():
         environment = services[name]["environment"]
         assert environment["REDIS_URL"].startswith("redis://redis:")
         assert environment["DATABASE_URL"].startswith("postgres://")
+        # Required, and its own: not derived from SECRET_KEY (PRODUCT.md, fair daily deals).
+        assert environment["DAILY_DEAL_SECRET"].startswith("${DAILY_DEAL_SECRET:?")
 
 
 def test_nginx_passes_websockets_and_request_ids():

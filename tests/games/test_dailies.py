@@ -1,18 +1,23 @@
-"""The daily-deal job (issue 5): keyed candidates, proven winnable, deterministic,
-idempotent, never a day without a deal."""
+"""The daily-deal job (issues 5 and 13): secret long-code candidates, proven
+winnable, deterministic, idempotent, never a day without a deal."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import hmac
+import importlib
 import itertools
 from io import StringIO
 
 import pytest
+from django.apps import apps
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
 from games.dailies import (
     Effort,
+    commitment,
     daily_candidates,
     daily_deal_choose,
     daily_deal_get,
@@ -36,9 +41,36 @@ def test_candidates_are_a_keyed_hash_of_the_date():
     assert len(set(first(50, DAY, "SH1-C4"))) == 50
     assert first(5, DAY, "SH1-C4") != first(5, DAY + dt.timedelta(days=1), "SH1-C4")
     assert first(5, DAY, "SH1-C4") != first(5, DAY, "SH1-C2")
-    with override_settings(SECRET_KEY="another-secret"):
+    with override_settings(DAILY_DEAL_SECRET="another-secret"):
         other = first(5, DAY, "SH1-C4")
     assert set(other).isdisjoint(first(5, DAY, "SH1-C4"))
+
+
+def test_candidates_are_secret_long_codes_not_public_numbered_deals():
+    """RULES.md C2b: a daily is a 26-character key — HMAC-SHA256 of the date,
+    variant and index under DAILY_DEAL_SECRET, its first 128 bits — never one of
+    the million numbered deals anyone can index."""
+    for variant in ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"):
+        for index, text in enumerate(first(20, DAY, variant)):
+            code = GameCode.parse(text)
+            assert code.long and code.variant_id == variant and len(code.deal) == 26
+            digest = hmac.new(
+                b"test-only-daily-secret",
+                f"daily:{DAY.isoformat()}:{variant}:{index}".encode(),
+                hashlib.sha256,
+            ).digest()
+            assert code.number == int.from_bytes(digest[:16], "big")
+
+
+def test_rotating_secret_key_changes_no_deal():
+    """The daily deals' secret is their own (PRODUCT.md): rotating SECRET_KEY
+    (sessions, CSRF) must not move a single deal."""
+    before = first(5, DAY, "EH1-N")
+    with override_settings(SECRET_KEY="rotated-secret-key"):
+        assert first(5, DAY, "EH1-N") == before
+        assert daily_deal_choose(date=DAY, variant="SH1-C4") == daily_deal_choose(
+            date=DAY, variant="SH1-C4"
+        )
 
 
 @pytest.mark.parametrize("variant", ["SH1-C4", "EH1-N"])
@@ -55,7 +87,7 @@ def test_preparation_is_deterministic_and_depends_on_the_secret():
     chosen = daily_deal_choose(date=DAY, variant="SH1-C4")
     assert daily_deal_choose(date=DAY, variant="SH1-C4") == chosen
     assert str(chosen.code) in first(chosen.tried, DAY, "SH1-C4")
-    with override_settings(SECRET_KEY="another-secret"):
+    with override_settings(DAILY_DEAL_SECRET="another-secret"):
         other = daily_deal_choose(date=DAY, variant="SH1-C4")
     assert other.code != chosen.code
 
@@ -99,19 +131,26 @@ def test_reading_a_day_the_job_has_not_prepared_makes_it_at_once_unproven():
     assert not DailyDeal.objects.get(pk=daily.pk).proven
 
 
-def test_a_daily_never_deals_the_cards_of_another_daily():
-    """The cell count is not in the shuffle's seed (RULES.md C1): SH1-C1 and SH1-C2
-    of one number are the same cards, so a number another daily deal uses is
-    skipped (no spoilers between variants, no repeats)."""
-    wanted = GameCode.parse(first(1, DAY, "SH1-C2")[0])
-    same_cards = GameCode("SH1", "C1", wanted.number)
-    DailyDeal.objects.create(
-        date=DAY - dt.timedelta(days=30),
-        variant="SH1-C1",
-        deal=Deal.objects.create(variant="SH1-C1", number=wanted.number, code=str(same_cards)),
-    )
-    daily = daily_deal_get(date=DAY, variant="SH1-C2")
-    assert daily.deal.code == first(2, DAY, "SH1-C2")[1]
+def _forget_numbered_future_days():
+    migration = importlib.import_module("games.migrations.0004_long_codes")
+    migration.forget_numbered_future_days(apps, None)
+
+
+def test_upgrade_prepares_again_the_days_not_started_that_had_numbered_deals():
+    """Issue 13: days not yet started that were prepared with a (public) numbered
+    deal are prepared again with a key; today and past days keep theirs."""
+    today = dt.datetime.now(dt.UTC).date()
+    numbered = {}
+    for offset in (-1, 0, 1, 2):
+        date = today + dt.timedelta(days=offset)
+        code = GameCode("EH1", "N", 100 + offset)
+        deal = Deal.objects.create(variant="EH1-N", number=code.number, code=str(code))
+        numbered[date] = DailyDeal.objects.create(date=date, variant="EH1-N", deal=deal)
+    _forget_numbered_future_days()
+    kept = set(DailyDeal.objects.values_list("date", flat=True))
+    assert kept == {today - dt.timedelta(days=1), today}
+    again = daily_deal_get(date=today + dt.timedelta(days=1), variant="EH1-N")
+    assert GameCode.parse(again.deal.code).long
 
 
 def test_the_command_prepares_and_reports():
@@ -121,6 +160,14 @@ def test_the_command_prepares_and_reports():
     assert len(lines) == 4
     assert all(line.startswith(DAY.isoformat()) for line in lines)
     assert DailyDeal.objects.filter(date=DAY).count() == 4
+    # A past day is named by its code; a day not over only by its commitment.
+    assert all(d.deal.code in out.getvalue() for d in DailyDeal.objects.filter(date=DAY))
+    today = dt.datetime.now(dt.UTC).date()
+    out = StringIO()
+    call_command("prepare_dailies", "--days", "1", stdout=out)
+    for daily in DailyDeal.objects.filter(date=today):
+        assert daily.deal.code not in out.getvalue()
+        assert commitment(daily.deal.code)[:16] in out.getvalue()
     with pytest.raises(CommandError, match="--date"):
         call_command("prepare_dailies", "--date", "2026-13-01")
     with pytest.raises(CommandError, match="--days"):

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.dailies import DAYS_AHEAD, daily_deals_prepare
+from games.dailies import DAYS_AHEAD, commitment, daily_deals_prepare, day_over
 
 
 class Command(BaseCommand):
@@ -24,7 +24,9 @@ class Command(BaseCommand):
             raise CommandError("--days must be at least 1")
         for daily in daily_deals_prepare(start=start, days=options["days"]):
             proof = f"par {daily.par}" if daily.proven else "UNPROVEN"
+            # A day not over is named by its commitment: its key stays in the database.
+            name = daily.deal.code if day_over(daily.date) else commitment(daily.deal.code)[:16]
             self.stdout.write(
-                f"{daily.date} {daily.variant:7} {daily.deal.code:16} {proof} "
+                f"{daily.date} {daily.variant:7} {name:33} {proof} "
                 f"({daily.tried} candidate(s) tried)"
             )

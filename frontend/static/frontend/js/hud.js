@@ -1,9 +1,13 @@
 // The game's header line: title, code, score, moves and the clock. The clock is
 // the server's: it shows `elapsed_ms` as last received, running on from the
 // moment it arrived while the game is being played (RULES.md C11).
+// A game on a daily deal whose day is running has no code (`code: null`,
+// PRODUCT.md "Fair daily deals"): the header names its day instead.
 
 import { cardName } from "./cards.js";
-import { announce, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+import { copyText } from "./copy.js";
+import { describeRefusal } from "./reasons.js";
+import { dailyDate, dailyLabel, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,6 +16,7 @@ export class Hud {
     this.elapsed = 0;
     this.since = 0;
     this.running = false;
+    this.code = null;
     setInterval(() => this.tick(), 250);
     $("copy-code")?.addEventListener("click", () => this.copyCode());
   }
@@ -19,7 +24,14 @@ export class Hud {
   show(game) {
     const kind = game.ranked ? gettext("Daily · ranked") : game.daily ? gettext("Daily · practice") : gettext("Practice");
     $("game-title").textContent = `${variantLabel(game.variant)} · ${kind}`;
-    $("code").textContent = game.code;
+    this.code = typeof game.code === "string" && game.code ? game.code : null;
+    const code = $("code");
+    const sealed = !this.code;
+    code.textContent = sealed ? dailyLabel(dailyDate(game)) : this.code;
+    code.classList.toggle("sealed", sealed);
+    code.title = sealed ? gettext("A daily deal's code is revealed when its day is over (00:00 UTC).") : gettext("Game code");
+    const copy = $("copy-code");
+    if (copy) copy.hidden = sealed;
     this.setStats(game.score, game.moves);
     this.setClock(game.elapsed_ms, game.status === "playing");
   }
@@ -44,21 +56,10 @@ export class Hud {
     if (clock.textContent !== text) clock.textContent = text;
   }
 
-  async copyCode() {
-    const code = $("code").textContent;
-    try {
-      await navigator.clipboard.writeText(code);
-    } catch {
-      const range = document.createRange(); // no clipboard access: select it for Ctrl+C
-      range.selectNodeContents($("code"));
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
-      document.execCommand?.("copy");
-    }
-    const button = $("copy-code");
-    button.classList.add("done");
-    setTimeout(() => button.classList.remove("done"), 1200);
-    announce(fmt(gettext("Code %(code)s copied."), { code }));
+  copyCode() {
+    const code = this.code;
+    if (!code) return; // a daily still running: there is nothing to copy
+    copyText(code, $("copy-code"), $("code"), fmt(gettext("Code %(code)s copied."), { code }));
   }
 }
 
@@ -105,6 +106,16 @@ export function showNotice(text, kind = "info", html = false) {
   el.dataset.kind = kind;
   if (html) el.innerHTML = text;
   else el.textContent = text;
+}
+
+/** #spoiler: the server refused to show this game yet (a daily whose day runs);
+ *  its reason, `{code, message}`, in the player's language when the code is known. */
+export function showClosed(error) {
+  const el = $("spoiler");
+  if (!el) return;
+  el.dataset.code = error?.code || "";
+  $("spoiler-reason").textContent = describeRefusal(error, "") || gettext("This game cannot be shown now.");
+  el.hidden = false;
 }
 
 document.getElementById("message")?.addEventListener("click", hideMessage);

@@ -51,9 +51,27 @@ export function variantLabel(variant) {
   }
 }
 
-/** "SH1-C4-AAAAAJ2" → "SH1-C4". */
+/** "SH1-C4-AAAAAJ2" → "SH1-C4" (a null code → ""). */
 export function variantOf(code) {
-  return (code || "").split("-").slice(0, 2).join("-");
+  return typeof code === "string" ? code.split("-").slice(0, 2).join("-") : "";
+}
+
+/** The day (YYYY-MM-DD) of a game on a daily deal, from an attempt, a replay or a
+ *  State (`daily` is a date on the first two, `{date, variant}` on a State). */
+export function dailyDate(game) {
+  if (!game) return null;
+  if (typeof game.daily === "string") return game.daily;
+  return game.daily?.date || game.view?.daily?.date || game.deal?.daily?.date || null;
+}
+
+/** What stands in for the code of a daily still running: "Daily · 2026-12-02". */
+export function dailyLabel(date) {
+  return date ? fmt(gettext("Daily · %(date)s"), { date }) : gettext("Daily");
+}
+
+/** The day after or before a YYYY-MM-DD day (calendar arithmetic, in UTC). */
+export function addDays(date, days) {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 export function statusLabel(status) {

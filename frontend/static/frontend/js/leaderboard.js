@@ -13,6 +13,21 @@ let page = Number(new URLSearchParams(location.search).get("page")) || 1;
 let pages = 1;
 let refetch = null;
 
+// Why the replays are closed is the server's sentence (`replays_closed_reason`);
+// the ones it is known to send are shown in the player's language, any other as sent.
+const CLOSED = {
+  "Sign in to watch replays.": () => gettext("Sign in to watch replays."),
+  "Replays of a daily deal open to players who won it, and to everyone when the day is over.": () =>
+    gettext("Replays of a daily deal open to players who won it, and to everyone when the day is over."),
+};
+
+function showClosed(data) {
+  const el = $("lb-closed");
+  const reason = data.replays_open === false ? data.replays_closed_reason : null;
+  el.hidden = !reason;
+  el.textContent = reason ? CLOSED[reason]?.() || reason : "";
+}
+
 /** The API's replay link (/api/games/7/replay/) → the viewer's page (/replay/7/). */
 function replayPage(url) {
   const m = url && url.match(/games\/(\d+)\/replay/);
@@ -45,6 +60,7 @@ async function load() {
     pages = data.pages;
     $("lb-rows").innerHTML = data.results.map((r) => row(r, data.me)).join("");
     $("lb-empty").hidden = data.results.length > 0;
+    showClosed(data); // once, above the table: no row has a replay link then
     $("lb-error").textContent = "";
     $("lb-page").textContent = fmt(gettext("Page %(page)s of %(pages)s"), { page, pages });
     $("lb-prev").disabled = page <= 1;

@@ -1,6 +1,6 @@
 // Games in progress that the viewer may watch (GET /api/live/), refreshed.
 
-import { escapeHtml, fmt, formatNumber, LANG, variantLabel } from "./i18n.js";
+import { dailyLabel, escapeHtml, fmt, formatNumber, LANG, variantLabel } from "./i18n.js";
 import { get } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
@@ -11,6 +11,11 @@ function since(iso) {
   return minutes > -60 ? relative.format(minutes, "minute") : relative.format(Math.round(minutes / 60), "hour");
 }
 
+/** The deal's code, or — a daily whose day runs has none (`code: null`) — its day. */
+function dealName(g) {
+  return typeof g.code === "string" && g.code ? g.code : dailyLabel(g.daily);
+}
+
 async function load() {
   try {
     const games = await get("/api/live/");
@@ -18,7 +23,8 @@ async function load() {
       .map(
         (g) => `<li class="live-item" data-attempt="${g.id}" data-variant="${escapeHtml(g.variant)}">
           <div><strong><a href="/players/${encodeURIComponent(g.player)}/">${escapeHtml(g.player)}</a></strong>
-            <span class="muted">${escapeHtml(variantLabel(g.variant))}${g.ranked ? ` · ${escapeHtml(gettext("ranked"))}` : ""}</span></div>
+            <span class="muted">${escapeHtml(variantLabel(g.variant))}${g.ranked ? ` · ${escapeHtml(gettext("ranked"))}` : ""}</span>
+            <code class="live-code">${escapeHtml(dealName(g))}</code></div>
           <div class="muted">${escapeHtml(fmt(gettext("%(moves)s moves · score %(score)s · started %(since)s"), {
             moves: formatNumber(g.moves),
             score: formatNumber(g.score),

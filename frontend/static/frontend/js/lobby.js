@@ -1,8 +1,12 @@
 // The lobby: today's four daily deals with the player's status on each (rank
 // once finished, from the leaderboard's `me`), par, and the time left in the UTC day.
+// A deal is sealed while its day runs (PRODUCT.md, "Fair daily deals"): the lobby
+// shows its commitment — the SHA-256 of its code — never a code; the codes are
+// revealed on the day's page (/daily/{date}/) once the day is over.
 
-import { escapeHtml, fmt, formatMs, formatNumber, statusLabel, variantLabel } from "./i18n.js";
+import { addDays, escapeHtml, fmt, formatMs, formatNumber, statusLabel, variantLabel } from "./i18n.js";
 import { get, post } from "./api.js";
+import { COPY_ICON, copyButtons } from "./copy.js";
 import { setupNewGame } from "./newgame.js";
 import { signedIn } from "./settings.js";
 
@@ -11,6 +15,8 @@ setupNewGame();
 
 let endsAt = 0; // performance.now() at which the UTC day ends
 let DATE = ""; // the day of the deals shown (YYYY-MM-DD)
+const FINISHED = new Set(["won", "resigned", "abandoned"]);
+const SHORT = 12; // hex digits of a commitment shown; the whole one is in its title and copy button
 
 function tick() {
   const left = Math.max(0, endsAt - performance.now());
@@ -21,7 +27,7 @@ function tick() {
   }
 }
 
-function actionButton(deal) {
+function actionButtons(deal) {
   if (!signedIn()) {
     return `<a class="button primary" href="/login/?next=%2F">${escapeHtml(gettext("Sign in to play"))}</a>`;
   }
@@ -29,9 +35,27 @@ function actionButton(deal) {
     return `<a class="button primary" href="/play/${deal.attempt}/">${escapeHtml(gettext("Continue"))}</a>`;
   }
   if (deal.status === "not_started") {
-    return `<button type="button" class="button primary" data-start="${deal.variant}">${escapeHtml(gettext("Play"))}</button>`;
+    return `<button type="button" class="button primary" data-start="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Play"))}</button>`;
   }
-  return `<a class="button" href="/replay/${deal.attempt}/">${escapeHtml(gettext("Your replay"))}</a>`;
+  // The ranked attempt is over: the deal may be practised (without its code), and
+  // its replay watched once the server opens it (a win, or the day over).
+  let html = "";
+  if (FINISHED.has(deal.status)) {
+    html += `<button type="button" class="button primary" data-practise="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Practise this deal"))}</button>`;
+  }
+  if (deal.attempt && deal.replays_open) {
+    html += `<a class="button" href="/replay/${deal.attempt}/">${escapeHtml(gettext("Your replay"))}</a>`;
+  }
+  return html;
+}
+
+function sealHtml(deal) {
+  const full = String(deal.commitment || "");
+  if (!full) return "&nbsp;";
+  const label = gettext("Commitment (SHA-256 of the code)");
+  return `<span class="seal-label">${escapeHtml(gettext("Sealed"))}</span>
+    <code class="commitment" data-commitment="${escapeHtml(full)}" title="${escapeHtml(`${label}: ${full}`)}">${escapeHtml(full.slice(0, SHORT))}…</code>
+    <button type="button" class="icon-button small copy" data-copy="${escapeHtml(full)}" title="${escapeHtml(gettext("Copy the commitment"))}" aria-label="${escapeHtml(gettext("Copy the commitment"))}">${COPY_ICON}</button>`;
 }
 
 function render(deal, rank) {
@@ -41,8 +65,14 @@ function render(deal, rank) {
   li.className = `deal status-${deal.status}`;
   li.dataset.status = deal.status;
   const facts = [];
-  if (deal.par) facts.push(fmt(gettext("best known: %(n)s moves"), { n: deal.par }));
-  if (deal.score != null && deal.status !== "not_started") facts.push(fmt(gettext("score %(score)s"), { score: formatNumber(deal.score) }));
+  if (deal.par != null) {
+    facts.push(`<span class="par" data-par="${Number(deal.par)}">${escapeHtml(fmt(gettext("Par: %(n)s moves"), { n: formatNumber(deal.par) }))}</span>`);
+  } else {
+    facts.push(`<span class="par" data-par="">${escapeHtml(gettext("Par unknown: not proven winnable"))}</span>`);
+  }
+  if (deal.score != null && deal.status !== "not_started") {
+    facts.push(escapeHtml(fmt(gettext("score %(score)s"), { score: formatNumber(deal.score) })));
+  }
   let rankHtml = "";
   if (rank) {
     rankHtml = `<span class="rank" data-rank="${rank.rank}">${escapeHtml(fmt(gettext("rank %(rank)s"), { rank: formatNumber(rank.rank) }))}${
@@ -55,9 +85,9 @@ function render(deal, rank) {
       <h2>${escapeHtml(title)}${level ? ` <small>${escapeHtml(level)}</small>` : ""}</h2>
     </div>
     <p class="deal-status"><span class="badge">${escapeHtml(statusLabel(deal.status))}</span> ${rankHtml}</p>
-    <p class="deal-facts">${facts.map(escapeHtml).join(" · ") || "&nbsp;"}</p>
-    <p class="deal-code"><code>${escapeHtml(deal.code)}</code></p>
-    <div class="deal-actions">${actionButton(deal)}
+    <p class="deal-facts">${facts.join(" · ")}</p>
+    <p class="deal-seal">${sealHtml(deal)}</p>
+    <div class="deal-actions">${actionButtons(deal)}
       <a class="button ghost" href="/leaderboard/${DATE}/${deal.variant}/">${escapeHtml(gettext("Leaderboard"))}</a></div>`;
 }
 
@@ -71,6 +101,8 @@ async function load() {
       day: "numeric",
       month: "long",
     });
+    $("today-link").href = `/daily/${daily.date}/`;
+    $("yesterday-link").href = `/daily/${addDays(daily.date, -1)}/`;
     endsAt = performance.now() + daily.seconds_left * 1000;
     tick();
     for (const deal of daily.deals) render(deal, null);
@@ -93,18 +125,25 @@ async function load() {
   }
 }
 
-$("deals").addEventListener("click", async (e) => {
-  const button = e.target.closest("[data-start]");
-  if (!button) return;
+async function start(button, body) {
   button.disabled = true;
   try {
-    const attempt = await post("/api/games/", { daily: button.dataset.start });
+    const attempt = await post("/api/games/", body);
     location.href = `/play/${attempt.id}/`;
   } catch (err) {
     $("lobby-error").textContent = err.message;
     button.disabled = false;
   }
+}
+
+$("deals").addEventListener("click", (e) => {
+  const play = e.target.closest("[data-start]");
+  if (play) start(play, { daily: play.dataset.start });
+  // Practice of today's deal: the server knows which it is; the client never learns its code.
+  const practise = e.target.closest("[data-practise]");
+  if (practise) start(practise, { daily: practise.dataset.practise, practice: true });
 });
+copyButtons($("deals"));
 
 setInterval(tick, 1000);
 load();

@@ -1,14 +1,20 @@
 // The New game window (like the original app's): New deal (random), Daily deal,
 // Same deal (the current or last code), or a typed code; the game, and for
 // Seahaven Towers the number of cells (4/2/1).
+//
+// A game on a daily deal whose day is running has no code (PRODUCT.md, "Fair
+// daily deals"): its "Same deal" asks the server for a practice game of that
+// daily, `{"daily": variant, "practice": true}`, which it allows once the
+// player's ranked attempt is over. Nothing here assumes a code is a string.
 
-import { post } from "./api.js";
-import { variantOf } from "./i18n.js";
+import { get, post } from "./api.js";
+import { dailyDate, dailyLabel, fmt, variantOf } from "./i18n.js";
 import { signedIn } from "./settings.js";
 
 const LAST_CODE = "patience.lastCode";
 
 export function rememberCode(code) {
+  if (typeof code !== "string" || !code) return; // a daily's secret code is null: nothing to keep
   try {
     localStorage.setItem(LAST_CODE, code);
   } catch {
@@ -25,12 +31,52 @@ function lastCode() {
 }
 
 let ready = null; // the open() of the dialog, once set up
-let code = null; // the current game's code: "Same deal"
+// What "Same deal" replays: {code, variant} or, for a daily still running,
+// {daily: date, variant, practicable}.
+let current = null;
+
+/** The game on the page, for "Same deal" (an attempt object; again when it changes). */
+export function setCurrentGame(game) {
+  if (!game) return;
+  if (typeof game.code === "string" && game.code) {
+    current = { code: game.code, variant: game.variant || variantOf(game.code) };
+    rememberCode(game.code);
+  } else {
+    // Practice is open once the ranked attempt is over: this game, if it is the
+    // ranked one, must be finished (a practice game exists only after it).
+    current = {
+      daily: dailyDate(game),
+      variant: game.variant,
+      practicable: !(game.ranked && game.status === "playing"),
+    };
+  }
+}
+
+function same() {
+  if (current) return current;
+  const code = lastCode();
+  return code ? { code, variant: variantOf(code) } : null;
+}
+
+/** The request for "Same deal" of a daily without a code: practice of today's
+ *  daily, or — if its day has ended meanwhile — its code, public now. */
+async function sameDaily(deal) {
+  if (deal.daily) {
+    try {
+      const day = await get(`/api/daily/${deal.daily}/`);
+      const entry = day.over && day.deals.find((d) => d.variant === deal.variant);
+      if (entry?.code) return { code: entry.code };
+    } catch {
+      /* ask for the practice game; the server says if it cannot be */
+    }
+  }
+  return { daily: deal.variant, practice: true };
+}
 
 /** Set up the dialog (once) and open it from every `[data-new-game]` /
- *  #new-game button; `current` is the code "Same deal" replays. Returns open(). */
-export function setupNewGame({ current = null } = {}) {
-  if (current) code = current;
+ *  #new-game button; `current` is the game "Same deal" replays. Returns open(). */
+export function setupNewGame({ current: game = null } = {}) {
+  if (game) setCurrentGame(game);
   if (ready) return ready;
   const dialog = document.getElementById("new-game-dialog");
   if (!dialog) return () => {};
@@ -51,14 +97,18 @@ export function setupNewGame({ current = null } = {}) {
   };
 
   const open = (preset = {}) => {
-    const current = code || lastCode();
-    sameCode.textContent = current || gettext("no game yet");
-    sameRow.classList.toggle("disabled", !current);
-    form.querySelector('input[value="same"]').disabled = !current;
-    const variant = preset.variant || variantOf(current) || "EH1-N";
+    const deal = same();
+    const possible = Boolean(deal && (deal.code || deal.practicable));
+    if (!deal) sameCode.textContent = gettext("no game yet");
+    else if (deal.code) sameCode.textContent = deal.code;
+    else if (possible) sameCode.textContent = fmt(gettext("%(daily)s, as practice"), { daily: dailyLabel(deal.daily) });
+    else sameCode.textContent = gettext("once your ranked attempt on this daily deal is over");
+    sameRow.classList.toggle("disabled", !possible);
+    form.querySelector('input[value="same"]').disabled = !possible;
+    const variant = preset.variant || deal?.variant || "EH1-N";
     form.elements.game.value = variant.slice(0, 3);
     if (variant.startsWith("SH1")) form.elements.cells.value = variant.slice(4);
-    form.elements.kind.value = preset.kind || "random";
+    form.elements.kind.value = preset.kind && !(preset.kind === "same" && !possible) ? preset.kind : "random";
     error.textContent = "";
     sync();
     if (!signedIn()) {
@@ -83,8 +133,11 @@ export function setupNewGame({ current = null } = {}) {
     let body;
     if (kind === "random") body = { random: variant };
     else if (kind === "daily") body = { daily: variant };
-    else if (kind === "same") body = { code: code || lastCode() };
-    else {
+    else if (kind === "same") {
+      const deal = same();
+      if (!deal) return;
+      body = deal.code ? { code: deal.code } : null; // a daily without a code: asked below
+    } else {
       const typed = codeInput.value.trim();
       if (!typed) {
         error.textContent = gettext("Type a game code, such as SH1-C4-AAAAAJ2.");
@@ -97,7 +150,7 @@ export function setupNewGame({ current = null } = {}) {
     buttons.forEach((b) => (b.disabled = true));
     error.textContent = "";
     try {
-      const attempt = await post("/api/games/", body);
+      const attempt = await post("/api/games/", body || (await sameDaily(same())));
       location.href = `/play/${attempt.id}/`;
     } catch (err) {
       error.textContent = err.message;

@@ -7,7 +7,7 @@ import { announce, escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { get, post } from "./api.js";
 import { Board } from "./board.js";
 import { describeAction, hideMessage, Hud, showMessage, showNotice } from "./hud.js";
-import { rememberCode, setupNewGame } from "./newgame.js";
+import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
 import { loadSettings } from "./settings.js";
 import { showConnection, Socket } from "./socket.js";
@@ -38,7 +38,8 @@ const socket = new Socket(`/ws/games/${id}/`, {
 });
 
 const over = (game) => game.status !== "playing";
-const gamePrefix = () => (state.game?.code || "").slice(0, 3);
+// "EH1" / "SH1": from the variant, which every game has (a daily still running has no code).
+const gamePrefix = () => (state.game?.variant || "").slice(0, 3);
 const frame = (p) => ({ seq: p.seq, action: p.action });
 
 // --- applying the server's state ---------------------------------------------
@@ -51,10 +52,7 @@ function accept(game, v) {
   state.game = game;
   state.v = v;
   render();
-  if (first) {
-    rememberCode(game.code);
-    setupNewGame({ current: game.code });
-  }
+  setCurrentGame(game); // "Same deal": its code, or practice of its daily once the ranked attempt is over
   if (game.status === "won" && (first || wasPlaying) && !state.winShown) showWin();
   return true;
 }
@@ -80,11 +78,13 @@ function render() {
 }
 
 async function loadPar(game) {
-  if (!game.daily || state.parFor === game.code) return;
-  state.parFor = game.code;
+  const key = `${game.daily}/${game.variant}`;
+  if (!game.daily || state.parFor === key) return;
+  state.parFor = key;
   try {
-    const daily = await get("/api/daily/");
-    const deal = daily.date === game.daily && daily.deals.find((d) => d.code === game.code);
+    // The daily's entry by its day and variant: a daily still running names no code.
+    const daily = await get(`/api/daily/${game.daily}/`);
+    const deal = daily.deals.find((d) => d.variant === game.variant);
     if (deal?.par) {
       $("par").textContent = fmt(gettext("best known: %(n)s moves"), { n: deal.par });
       $("par").hidden = false;

@@ -82,11 +82,15 @@ const SERVICE = {
   bad_credentials: () => gettext("That username and password do not match."),
   username_taken: () => gettext("That username is taken."),
   bad_username: () => gettext("A username has 3 to 30 characters: letters, digits and @ . + - _ only."),
-  spoiler: () => gettext("This is today's daily deal: finish your own ranked attempt first."),
+  spoiler: () =>
+    gettext(
+      "This game is on a daily deal whose day is still running: its replays and live games open to players who won it, and to everyone when the day is over (00:00 UTC).",
+    ),
   daily_not_finished: () => gettext("That deal is a daily deal still running: play your ranked attempt first."),
   not_yours: () => gettext("That is another player's game."),
   not_found: () => gettext("Not found."),
-  no_daily: () => gettext("There is no daily deal for that day yet."),
+  no_daily: () => gettext("There are no daily deals for that day."),
+  bad_date: () => gettext("That is not a date (YYYY-MM-DD)."),
   throttled: () => gettext("Too many requests; wait a moment and try again."),
   too_large: () => gettext("The request is too large."),
   csrf_failed: () => gettext("Your session has expired: reload the page."),

@@ -7,7 +7,7 @@ import { announce, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
 import { get } from "./api.js";
 import { Board } from "./board.js";
 import { cardName, pileName } from "./cards.js";
-import { Hud, showMessage } from "./hud.js";
+import { Hud, showClosed, showMessage } from "./hud.js";
 
 const $ = (id) => document.getElementById(id);
 const id = Number($("replay").dataset.attempt);
@@ -161,6 +161,12 @@ try {
   show(Number.isFinite(start) ? start : 0, { announceIt: false });
   wrap.focus({ preventScroll: true });
 } catch (err) {
-  showMessage(err.message, "error");
+  if (err.code === "spoiler") {
+    // A daily whose day runs: the server says who may see it and when (PRODUCT.md, anti-cheat).
+    showClosed(err.error);
+    document.querySelectorAll(".replay-controls button, .replay-controls input").forEach((el) => (el.disabled = true));
+  } else {
+    showMessage(err.message, "error");
+  }
   $("replay-move").textContent = err.message;
 }

@@ -3,7 +3,7 @@
 
 import { announce, fmt } from "./i18n.js";
 import { Board } from "./board.js";
-import { Hud, showNotice } from "./hud.js";
+import { Hud, showClosed, showNotice } from "./hud.js";
 import { showConnection, Socket } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,6 +12,7 @@ const hud = new Hud();
 const board = new Board($("board"), { interactive: false });
 let game = null;
 let v = -1;
+let refusal = null; // the error frame the server sends before closing with 4403
 
 function accept(next, version) {
   const done = (g) => g.status !== "playing";
@@ -37,7 +38,8 @@ function accept(next, version) {
 
 const socket = new Socket(`/ws/games/${id}/`, {
   onMessage(msg) {
-    if (msg.type === "snapshot") accept(msg.game, msg.v);
+    if (msg.type === "error") refusal = msg.error || null;
+    else if (msg.type === "snapshot") accept(msg.game, msg.v);
     else if (msg.type === "state") {
       if (game && msg.v > v + 1) socket.send({ type: "snapshot" }); // an event was lost
       accept(msg.game, msg.v);
@@ -46,8 +48,11 @@ const socket = new Socket(`/ws/games/${id}/`, {
   onStatus: (s) => showConnection($("connection"), s),
   onFatal(code) {
     if (code === 4401) location.href = `/login/?next=${encodeURIComponent(location.pathname)}`;
-    else if (code === 4403)
-      showNotice(gettext("You can watch this game once you have finished your own attempt on today's deal."), "error");
+    else if (code === 4403) {
+      // The server says why (a daily whose day runs: `spoiler`) in the frame before the close.
+      if (refusal) showClosed(refusal);
+      else showNotice(gettext("You may not watch this game."), "error");
+    }
     else showNotice(gettext("There is no such game."), "error");
   },
 });

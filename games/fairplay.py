@@ -1,0 +1,424 @@
+"""Fair-play review (PRODUCT.md "Fair daily deals", issue 13).
+
+Seahaven Towers shows every card, so a second account (or a program) can solve
+the daily offline and play the line back; Easy Harp hides its cards, but a
+player who somehow knows them plays without ever looking. The engine cannot
+refuse such play — every move is legal — so after each ranked finish a
+background job (``tasks.review_attempt``) computes signals from the attempt's
+action log, timed by the server (``Action.ms``), and flags outliers with
+readable reasons. Staff look at flagged results in the admin and may
+disqualify one (it leaves the board, the standings are pushed live, the
+player's record shows it) or clear it. **Nothing is removed automatically**,
+and every decision is stored with who took it.
+
+The signals (``log_signals``, pure: an action log in, numbers out):
+
+- ``median_gap_ms``, ``min_gap_ms``: time between consecutive actions. People
+  take seconds to find a move; a script takes milliseconds.
+- ``undos``, ``take_backs``: exploration. A player who looks undoes, or takes a
+  card back from a foundation; a solver's line replayed does neither.
+- ``solver_line``: the resolved actions are exactly the daily's ``proof``.
+- Easy Harp, ``passes`` (turns of the waste back into the stock) and
+  ``progress_share`` (of the moves of cards, the share that sends a card to a
+  foundation or turns up a face-down card): someone who never needs to look at
+  a card before using it wins with no undo, few passes and little shuffling
+  between columns. The solver itself (which knows every card) needs 4 to 7
+  passes and 76–90 % progress moves on the deals measured; a player who looks
+  and explores usually needs more passes and more column moves.
+
+Then, from the database (``attempt_signals``): the win against ``par``, the
+account's age (created on the daily's own UTC day) and how many accounts played
+the same daily from the client address that started this attempt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+import itertools
+import logging
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from config.errors import ApiError
+from games.engine import EasyHarp, EngineError, Move, action_from_json, new_game
+
+from . import realtime
+from .models import Attempt, Review, ReviewDecision
+
+log = logging.getLogger(__name__)
+
+MIN_TIMED_GAPS = 5
+"""Timing is judged only on games with at least this many gaps between actions:
+a median of two gaps says nothing."""
+
+REASON_MAX = 500
+"""Longest reason staff may give (characters)."""
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """What flags a result; the defaults and meanings are in config/settings.py."""
+
+    min_median_ms: int
+    min_gap_ms: int
+    same_address: int
+    eh_max_passes: int
+    eh_progress: float
+
+    @classmethod
+    def from_settings(cls) -> Thresholds:
+        return cls(
+            min_median_ms=settings.FAIRPLAY_MIN_MEDIAN_MS,
+            min_gap_ms=settings.FAIRPLAY_MIN_GAP_MS,
+            same_address=settings.FAIRPLAY_SAME_ADDRESS,
+            eh_max_passes=settings.FAIRPLAY_EH_MAX_PASSES,
+            eh_progress=settings.FAIRPLAY_EH_PROGRESS,
+        )
+
+
+# --- signals: pure functions over the action log ---------------------------------------------
+
+
+def _resolved(code: str, actions: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """``actions`` replayed through the engine, in their resolved form (or None if
+    the engine refuses one)."""
+    game = new_game(code)
+    try:
+        return [game.apply(action_from_json(a, game.piles)).to_json() for a in actions]
+    except (EngineError, ValueError):
+        return None
+
+
+def log_signals(
+    *,
+    code: str,
+    actions: Sequence[dict[str, Any]],
+    ms: Sequence[int],
+    proof: Sequence[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """Signals of one attempt from its action log: ``actions`` (resolved, as the
+    engine recorded them) and ``ms`` (server time of each, since the start), and
+    the daily's solver line ``proof`` if it has one."""
+    gaps = [later - earlier for earlier, later in itertools.pairwise(ms)]
+    game = new_game(code)
+    undos = take_backs = draws = passes = card_moves = progress = 0
+    replayed = True
+    for data in actions:
+        try:
+            resolved = game.apply(action_from_json(data, game.piles))
+        except (EngineError, ValueError):
+            replayed = False  # a log the engine refuses: the replay check deals with it
+            break
+        kind = resolved.type
+        if kind == "undo":
+            undos += 1
+            continue
+        step = game.history[-1]
+        if kind == "stock":
+            passes += step.passed
+            draws += not step.passed
+            continue
+        assert isinstance(resolved, Move)
+        card_moves += 1
+        take_backs += resolved.source[0] == "f"
+        # Progress: a card reaches a foundation, or a face-down card turns up.
+        progress += resolved.target[0] == "f" or step.turned
+    solver_line = False
+    if proof:
+        line = _resolved(code, proof)
+        solver_line = line is not None and list(actions) == line
+    return {
+        "actions": len(actions),
+        "median_gap_ms": round(statistics.median(gaps)) if gaps else None,
+        "min_gap_ms": min(gaps) if gaps else None,
+        "gaps": len(gaps),
+        "undos": undos,
+        "take_backs": take_backs,
+        "stock_draws": draws,
+        "passes": passes,
+        "card_moves": card_moves,
+        "progress_share": round(progress / card_moves, 3) if card_moves else None,
+        "hidden_cards": isinstance(game, EasyHarp),
+        "solver_line": solver_line,
+        "replayed": replayed,
+    }
+
+
+def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[str, str]]:
+    """The reasons ``signals`` are worth a look, each ``{"code", "text"}``; empty
+    when nothing stands out."""
+    reasons: list[dict[str, str]] = []
+
+    def flag(code: str, text: str) -> None:
+        reasons.append({"code": code, "text": text})
+
+    timed = (signals.get("gaps") or 0) >= MIN_TIMED_GAPS
+    median, least = signals.get("median_gap_ms"), signals.get("min_gap_ms")
+    if timed and median is not None and median < thresholds.min_median_ms:
+        flag(
+            "fast_median",
+            f"median time between actions {median} ms (flagged under "
+            f"{thresholds.min_median_ms} ms)",
+        )
+    if timed and least is not None and least < thresholds.min_gap_ms:
+        flag(
+            "fast_gap",
+            f"two consecutive actions {least} ms apart (flagged under {thresholds.min_gap_ms} ms)",
+        )
+    won = bool(signals.get("won"))
+    clean = signals.get("undos") == 0 and signals.get("take_backs") == 0
+    if signals.get("solver_line"):
+        flag("solver_line", "played exactly the solver's winning line for this daily (its proof)")
+    par, moves = signals.get("par"), signals.get("moves")
+    if won and clean and par is not None and moves is not None and moves <= par:
+        flag(
+            "par_no_exploration",
+            f"won in {moves} moves, par {par}, with no undo and no take-back from a foundation",
+        )
+    share = signals.get("progress_share")
+    if (
+        won
+        and clean
+        and signals.get("hidden_cards")
+        and signals.get("passes", 0) <= thresholds.eh_max_passes
+        and share is not None
+        and share >= thresholds.eh_progress
+    ):
+        flag(
+            "never_looked",
+            f"Easy Harp won with no undo or take-back, {signals['passes']} turns of the "
+            f"waste (at most {thresholds.eh_max_passes}) and {share:.0%} of card moves "
+            f"making progress (at least {thresholds.eh_progress:.0%}): play that never "
+            "needed to look at a card",
+        )
+    if signals.get("joined_same_day"):
+        flag("new_account", f"account created on {signals['joined']}, the daily's own day")
+    accounts = signals.get("same_address_accounts") or 0
+    if accounts >= thresholds.same_address:
+        flag(
+            "shared_address",
+            f"{accounts} accounts played this daily from {signals['address']} (flagged from "
+            f"{thresholds.same_address})",
+        )
+    return reasons
+
+
+# --- the client address ----------------------------------------------------------------------
+
+
+def client_address(request: Any) -> str | None:
+    """The client address of a request exactly as the throttles see it
+    (``config.api.RateThrottle``: X-Forwarded-For only from ``NUM_PROXIES``
+    proxies), or None when it is not an IP address."""
+    from config.api import RateThrottle
+
+    ident = RateThrottle().get_ident(request)
+    try:
+        return str(ipaddress.ip_address((ident or "").strip()))
+    except ValueError:
+        return None
+
+
+# --- the review: signals stored with the attempt ------------------------------------------------
+
+
+def attempt_signals(attempt: Attempt) -> dict[str, Any]:
+    """Every signal of a finished ranked attempt: its log's, and the database's."""
+    daily = attempt.daily
+    assert daily is not None  # ranked attempts always have one
+    logged = list(attempt.actions.order_by("seq").values_list("action", "ms"))
+    signals = log_signals(
+        code=attempt.deal.code,
+        actions=[action for action, _ in logged],
+        ms=[ms for _, ms in logged],
+        proof=daily.proof,
+    )
+    joined = attempt.player.date_joined.astimezone(dt.UTC).date()
+    accounts = 0
+    if attempt.address:
+        accounts = (
+            Attempt.objects.filter(daily=daily, ranked=True, address=attempt.address)
+            .values("player_id")
+            .distinct()
+            .count()
+        )
+    return {
+        **signals,
+        "won": attempt.won,
+        "status": attempt.status,
+        "moves": attempt.moves,
+        "par": daily.par,
+        "elapsed_ms": attempt.elapsed_ms,
+        "joined": joined.isoformat(),
+        "joined_same_day": joined == daily.date,
+        "address": attempt.address,
+        "same_address_accounts": accounts,
+    }
+
+
+def _store_review(attempt: Attempt, thresholds: Thresholds) -> Review:
+    signals = attempt_signals(attempt)
+    reasons = flag_reasons(signals, thresholds)
+    # Only the computed part is written: a staff decision already taken stays.
+    review, _ = Review.objects.update_or_create(
+        attempt=attempt,
+        defaults={
+            "signals": signals,
+            "reasons": reasons,
+            "flagged": bool(reasons),
+            "computed_at": timezone.now(),
+        },
+    )
+    if reasons:
+        log.info(
+            "attempt %s (%s) flagged for review: %s",
+            attempt.pk,
+            attempt.player.get_username(),
+            "; ".join(r["text"] for r in reasons),
+        )
+    return review
+
+
+def _reviewable(attempt_id: int) -> Attempt | None:
+    return (
+        Attempt.objects.select_related("player", "daily", "deal")
+        .filter(pk=attempt_id, ranked=True)
+        .exclude(status=Attempt.Status.PLAYING)
+        .first()
+    )
+
+
+def attempt_review(*, attempt_id: int) -> Review | None:
+    """Compute and store the review of a finished ranked attempt (None: no such
+    attempt). Safe to run twice: the signals are recomputed, a decision stays.
+    When this attempt makes an address reach the threshold, the other finished
+    attempts of that daily from the address are reviewed again too, so every
+    one of them carries the reason."""
+    attempt = _reviewable(attempt_id)
+    if attempt is None:
+        return None
+    thresholds = Thresholds.from_settings()
+    review = _store_review(attempt, thresholds)
+    if any(r["code"] == "shared_address" for r in review.reasons):
+        others = (
+            Attempt.objects.select_related("player", "daily", "deal")
+            .filter(daily=attempt.daily, ranked=True, address=attempt.address)
+            .exclude(status=Attempt.Status.PLAYING)
+            .exclude(pk=attempt.pk)
+        )
+        for other in others:
+            _store_review(other, thresholds)
+    return review
+
+
+# --- staff decisions ---------------------------------------------------------------------------
+
+
+def _staff_reason(reason: str, *, required: bool) -> str:
+    if not isinstance(reason, str):
+        raise ApiError(400, "invalid", "reason: expected text.")
+    reason = reason.strip()
+    if required and not reason:
+        raise ApiError(
+            400, "reason_required", "Say why: a disqualification needs a reason the player sees."
+        )
+    if len(reason) > REASON_MAX:
+        raise ApiError(400, "reason_too_long", f"A reason has at most {REASON_MAX} characters.")
+    return reason
+
+
+def _locked_reviewable(*, attempt_id: int, staff: User) -> tuple[Attempt, Review]:
+    if not (staff.is_authenticated and staff.is_staff and staff.is_active):
+        raise ApiError(403, "not_staff", "Only staff decide fair-play reviews.")
+    attempt = (
+        Attempt.objects.select_for_update(of=("self",))
+        .select_related("player", "daily", "deal")
+        .filter(pk=attempt_id)
+        .first()
+    )
+    if attempt is None:
+        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    if not attempt.ranked or not attempt.finished:
+        raise ApiError(
+            409, "not_reviewable", "Only a finished ranked result is reviewed: this one is not."
+        )
+    review = Review.objects.filter(attempt=attempt).first()
+    if review is None:  # decided before the job ran (or its message was lost)
+        review = _store_review(attempt, Thresholds.from_settings())
+    return attempt, review
+
+
+def _decide(review: Review, *, decision: str, staff: User, reason: str) -> None:
+    now = timezone.now()
+    review.decision, review.decided_by, review.decided_at = decision, staff, now
+    review.decision_reason = reason
+    review.save(update_fields=["decision", "decided_by", "decided_at", "decision_reason"])
+    ReviewDecision.objects.create(
+        review=review,
+        decision=decision,
+        reason=reason,
+        staff=staff,
+        staff_username=staff.get_username(),
+        decided_at=now,
+    )
+
+
+def attempt_disqualify(*, attempt_id: int, staff: User, reason: str) -> Review:
+    """Take a ranked result off its leaderboard, for ``reason`` (required; the
+    player's record shows it). The standings are recomputed by the leaderboard
+    query and pushed to the day's subscribers after commit; the decision is
+    stored with the staff user and logged. Disqualifying a result already
+    disqualified changes and logs nothing."""
+    reason = _staff_reason(reason, required=True)
+    with transaction.atomic():
+        attempt, review = _locked_reviewable(attempt_id=attempt_id, staff=staff)
+        if attempt.disqualified:
+            return review
+        Attempt.objects.filter(pk=attempt.pk).update(disqualified=True)
+        attempt.disqualified = True
+        _decide(review, decision=Review.Decision.DISQUALIFIED, staff=staff, reason=reason)
+        log.warning(
+            "attempt %s of %s (%s %s) disqualified by %s: %s",
+            attempt.pk,
+            attempt.player.get_username(),
+            attempt.daily.date if attempt.daily else "-",
+            attempt.daily.variant if attempt.daily else "-",
+            staff.get_username(),
+            reason,
+        )
+        transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+    return review
+
+
+def review_clear(*, attempt_id: int, staff: User, reason: str = "") -> Review:
+    """Staff looked and the result is fine. A result disqualified before is put
+    back on the board (pushed live like a new finish). Clearing a result already
+    cleared changes and logs nothing."""
+    reason = _staff_reason(reason, required=False)
+    with transaction.atomic():
+        attempt, review = _locked_reviewable(attempt_id=attempt_id, staff=staff)
+        if review.decision == Review.Decision.CLEARED and not attempt.disqualified:
+            return review
+        reinstated = attempt.disqualified
+        if reinstated:
+            Attempt.objects.filter(pk=attempt.pk).update(disqualified=False)
+            attempt.disqualified = False
+            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+        _decide(review, decision=Review.Decision.CLEARED, staff=staff, reason=reason)
+        log.info(
+            "attempt %s of %s cleared by %s%s%s",
+            attempt.pk,
+            attempt.player.get_username(),
+            staff.get_username(),
+            " (reinstated on the leaderboard)" if reinstated else "",
+            f": {reason}" if reason else "",
+        )
+    return review
