@@ -3,9 +3,10 @@ Playwright's Python package with ``executable_path``; no browser download)
 against a live daphne started here, on the real PostgreSQL and Redis.
 
 The server is another process, so it gets a database of its own
-(``patience_browser_<random>``, migrated here, dropped at the end) and Redis
-db 11; tasks run in-process there (``CELERY_EAGER=1``: the replay check of a
-finished game happens before the answer). Screenshots are kept in
+(``patience_browser_<random>``, migrated here, dropped at the end) and a
+redis-server of its own (``private_redis``); tasks run in-process there
+(``CELERY_EAGER=1``: the replay check of a finished game happens before the
+answer). Screenshots are kept in
 ``$BROWSER_ARTIFACTS`` (default ``.artifacts/browser/``) for a person to look at.
 
 The server keys its daily deals with a ``DAILY_DEAL_SECRET`` of its own, made
@@ -39,12 +40,13 @@ from deploy.stack import (
     migrate,
     start_daphne,
     stop,
+    wait_for_port,
     wait_until_up,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-REDIS_URL = "redis://127.0.0.1:6379/11"
+SHARED_REDIS_URL = "redis://127.0.0.1:6379/11"
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
 
 if not Path(CHROMIUM).exists() and os.environ.get("REQUIRE_SERVICES") == "1":
@@ -102,6 +104,27 @@ daily_deal_prepare(date=today, variant="SH1-C4", effort=easy)
 """
 
 
+def private_redis(processes: list[subprocess.Popen[bytes]]) -> str:
+    """A redis-server of this run's own, without files, when the machine has one:
+    two runs of these tests at once (two sessions on one machine) would otherwise
+    share one Redis database — sessions, throttles, and the channel layer's game
+    groups, whose attempt ids start at 1 in every run's database, so one run's
+    page would receive the other's moves. Else db 11 of the machine's Redis, flushed."""
+    if not shutil.which("redis-server"):
+        redis.Redis.from_url(SHARED_REDIS_URL).flushdb()
+        return SHARED_REDIS_URL
+    port = free_port()
+    no_files = ["--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), *no_files],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    processes.append(process)
+    wait_for_port("127.0.0.1", port, process, "redis-server")
+    return f"redis://127.0.0.1:{port}/0"
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The service on a free port: ``config.settings`` (no debug), PostgreSQL, Redis."""
@@ -109,13 +132,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         pytest.skip("needs the real PostgreSQL and Redis (none answered)")
     name = f"patience_browser_{secrets.token_hex(4)}"
     create_database(name)
-    redis.Redis.from_url(REDIS_URL).flushdb()
+    processes: list[subprocess.Popen[bytes]] = []
+    redis_url = private_redis(processes)
     port = free_port()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{name}",
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": redis_url,
         "SECRET_KEY": secrets.token_hex(24),
         "DAILY_DEAL_SECRET": secrets.token_hex(24),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -126,11 +150,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     }
     env.pop("DEBUG", None)
     log = tmp_path_factory.mktemp("daphne") / "daphne.log"
-    processes: list[subprocess.Popen[bytes]] = []
     try:
         migrate(env)
-        processes.append(start_daphne(port, env, log))
-        wait_until_up(port, processes[0], log)
+        daphne = start_daphne(port, env, log)
+        processes.append(daphne)
+        wait_until_up(port, daphne, log)
         running = Server(f"http://127.0.0.1:{port}", env)
         running.python(PREPARE_DAYS)
         yield running

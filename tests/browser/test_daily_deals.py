@@ -108,6 +108,11 @@ def test_a_past_days_page_reveals_codes_that_hash_to_the_commitments(new_page, s
     code_c1 = unproven.locator(".day-code").inner_text().strip()
     assert sha256(code_c1) == unproven.locator(".day-commitment").inner_text().strip()
     screenshot(page, "daily-revealed")
+    phone = new_page(width=375, height=740)
+    phone.goto(f"/daily/{yesterday}/")
+    phone.wait_for_selector("#day-deals[aria-busy=false]")
+    width = phone.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 375, f"the day's page is {width} px wide on a 375-px phone"
 
     # Days around it: today's page (sealed), the day before (none stored), a bad date.
     page.click("#day-next")
