@@ -202,6 +202,7 @@ class DailyDayView(APIView):
     permission_classes = (AllowAny,)
 
     @extend_schema(
+        operation_id="daily_day_retrieve",
         parameters=[OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH)],
         responses={200: DailySerializer, **ERRORS},
         summary="One day's daily deals: commitments, and once it is over codes and proofs",

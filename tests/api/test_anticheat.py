@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games.dailies import daily_deal_get, utc_today
+from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import encode_deal, new_game
 from games.models import Action, Attempt, DailyDeal
 from games.services import _create_attempt
@@ -47,8 +47,21 @@ def refused(response: Any, *statuses: int) -> dict[str, Any]:
     return response.json()["error"]
 
 
-def daily_codes(client: Client) -> dict[str, str]:
-    return {d["variant"]: d["code"] for d in client.get("/api/daily/").json()["deals"]}
+def daily_code(variant: str) -> str:
+    """Today's daily code, read where only the server has it: the API never sends
+    it (PRODUCT.md, fair daily deals). An attacker's best case: they know it."""
+    return daily_deal_get(date=utc_today(), variant=variant).deal.code
+
+
+def win(client: Client, variant: str) -> dict[str, Any]:
+    """Win today's (proven) daily of ``variant`` by playing the solver's line."""
+    attempt = start(client, daily=variant)
+    daily = daily_deal_prepare(date=utc_today(), variant=variant)
+    for seq, action in enumerate(daily.proof):
+        response = act(client, attempt["id"], seq, action)
+        assert response.status_code == 200, response.content
+    assert response.json()["won"] is True
+    return response.json()
 
 
 def check_daily(client: Client, attempt_ids: list[int]) -> None:
@@ -65,7 +78,7 @@ def play_randomly(
     """15 to 40 accepted random actions (moves from the targets, stock taps,
     undos) mixed with refused ones and reloads; every response is checked."""
     attempt_id = attempt["id"]
-    code = attempt["view"]["code"]
+    code = attempt["variant"]  # a running daily's code is never sent
     view, seq = attempt["view"], attempt["seq"]
     wanted = rng.randint(15, 40)
     accepted = 0
@@ -112,7 +125,8 @@ def play_randomly(
         assert response.status_code == 409 and body["error"]["seq"] == seq
         response = client.get(f"/api/games/{attempt_id}/replay/")
         check_response(response, attempt_id, f"{code} replay while playing", problems)
-        assert response.status_code == 409
+        # A running daily's replay is a spoiler first, even to its player (not won yet).
+        assert response.status_code == (403 if attempt["code"] is None else 409)
 
 
 # --- hidden information ----------------------------------------------------------------------
@@ -214,8 +228,12 @@ def test_another_players_practice_cannot_be_played_or_resigned(make_player, anon
     assert row.seq == 0 and row.status == "playing"
 
 
-def test_todays_daily_replay_only_after_finishing_that_daily(make_player, anon):
-    owner, other, elsewhere = make_player(), make_player(), make_player()
+def test_todays_daily_replay_only_after_winning_that_daily(make_player, anon):
+    """PRODUCT.md, anti-cheat: a running daily's replays are for players who won
+    it — not for one who resigned, their own replay included (a second account
+    resigning at once would read the whole deal)."""
+    daily_deal_prepare(date=utc_today(), variant="SH1-C2")  # proven: it can be won
+    owner, other, elsewhere, winner = make_player(), make_player(), make_player(), make_player()
     attempt = start(owner, daily="SH1-C2")
     legal = attempt["view"]["targets"][0]
     move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
@@ -223,8 +241,7 @@ def test_todays_daily_replay_only_after_finishing_that_daily(make_player, anon):
     resign(owner, attempt["id"])
     replay_url = f"/api/games/{attempt['id']}/replay/"
 
-    shown = owner.get(replay_url)
-    assert shown.status_code == 200 and shown.json()["actions"]  # the owner always
+    assert refused(owner.get(replay_url), 403)["code"] == "spoiler"  # resigned: not yet
 
     assert refused(other.get(replay_url), 403)  # not started
     assert refused(anon.get(replay_url), 401, 403)
@@ -237,16 +254,24 @@ def test_todays_daily_replay_only_after_finishing_that_daily(make_player, anon):
     assert refused(elsewhere.get(replay_url), 403)
     assert refused(elsewhere.get(f"/api/games/{attempt['id']}/"), 403)
 
-    resign(other, theirs["id"])  # resigning counts as finishing
-    allowed = other.get(replay_url)
+    resign(other, theirs["id"])  # resigning is not winning
+    assert refused(other.get(replay_url), 403)["code"] == "spoiler"
+
+    win(winner, "SH1-C2")
+    allowed = winner.get(replay_url)
     assert allowed.status_code == 200
-    assert allowed.json()["deal"] == new_game(attempt["view"]["code"]).view(full=True)
-    assert allowed.json()["actions"] == shown.json()["actions"]
+    full = new_game(daily_code("SH1-C2")).view(full=True)
+    daily = {"date": utc_today().isoformat(), "variant": "SH1-C2"}
+    assert allowed.json()["deal"] == {**full, "code": None, "daily": daily}
+    assert allowed.json()["code"] is None
+    assert allowed.json()["actions"] == [
+        a.action for a in Action.objects.filter(attempt_id=attempt["id"])
+    ]
 
 
 def test_practice_on_todays_daily_deal_waits_for_the_ranked_attempt(make_player):
     me, other = make_player(), make_player()
-    code = daily_codes(me)["EH1-N"]
+    code = daily_code("EH1-N")
     for spelling in (code, code.lower(), f"  {code}  "):
         err = refused(me.send("/api/games/", {"code": spelling}), 403)
         assert err["code"] == "daily_not_finished"
@@ -256,7 +281,8 @@ def test_practice_on_todays_daily_deal_waits_for_the_ranked_attempt(make_player)
     resign(me, ranked["id"])
 
     practice = start(me, code=code)
-    assert practice["ranked"] is False and practice["view"]["code"] == code
+    # Even a player who knows the key is not told it back.
+    assert practice["ranked"] is False and practice["view"]["code"] is None
     assert practice["id"] != ranked["id"]
     # Still refused for a player who has not finished it.
     assert refused(other.send("/api/games/", {"code": code}), 403)["code"] == "daily_not_finished"
@@ -270,7 +296,7 @@ def test_practice_on_todays_daily_deal_with_other_cells_waits_too(make_player):
     ``shuffle.py``; C4 and C2 even lay them out identically), so practising a
     sibling code of today's Seahaven daily rehearses that very deal."""
     me = make_player()
-    code = daily_codes(me)["SH1-C4"]
+    code = daily_code("SH1-C4")
     number = code.rsplit("-", 1)[1]
     daily_layout = new_game(code).view(full=True)["piles"]
     for cells in ("C2", "C1"):
@@ -303,7 +329,7 @@ def test_a_past_days_finished_replay_is_open_to_every_player(make_player, anon):
     owner, other = make_player(), make_player()
     daily = daily_deal_get(date=utc_today(), variant="SH1-C4")
     row = _create_attempt(
-        player=User.objects.get(username=owner.username), deal=daily.deal, daily=daily
+        player=User.objects.get(username=owner.username), deal=daily.deal, daily=daily, ranked=True
     )
     assert row.ranked
     legal = new_game(daily.deal.code).targets_json()[0]
@@ -312,10 +338,13 @@ def test_a_past_days_finished_replay_is_open_to_every_player(make_player, anon):
     resign(owner, row.pk)
     # The day goes by.
     DailyDeal.objects.filter(pk=daily.pk).update(date=utc_today() - dt.timedelta(days=1))
+    revealed = {"date": str(utc_today() - dt.timedelta(days=1)), "variant": "SH1-C4"}
     for client in (other, owner):
         shown = client.get(f"/api/games/{row.pk}/replay/")
         assert shown.status_code == 200, shown.content
-        assert shown.json()["deal"] == new_game(daily.deal.code).view(full=True)
+        full = new_game(daily.deal.code).view(full=True)
+        assert shown.json()["deal"] == {**full, "daily": revealed}  # the code shown now
+        assert shown.json()["code"] == daily.deal.code
         assert len(shown.json()["actions"]) == 1
     refused(anon.get(f"/api/games/{row.pk}/replay/"), 401, 403)  # game endpoints need a sign-in
     # Yesterday's deal may be practised by anyone.

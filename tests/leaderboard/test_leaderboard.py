@@ -49,7 +49,7 @@ def finished(
     status: str | None = None,
     verified: bool | None = True,
 ) -> Attempt:
-    attempt = _create_attempt(player=user, deal=daily.deal, daily=daily)
+    attempt = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)
     attempt.status = status or (Attempt.Status.WON if won else Attempt.Status.RESIGNED)
     attempt.won = won
     attempt.score = score
@@ -152,7 +152,7 @@ def test_playing_attempts_are_not_listed(anon):
     daily = daily_of()
     done, busy = bulk_user(), bulk_user()
     finished(done, daily, score=10)
-    _create_attempt(player=busy, deal=daily.deal, daily=daily)  # still playing
+    _create_attempt(player=busy, deal=daily.deal, daily=daily, ranked=True)  # still playing
     data = board(anon, daily)
     assert order(data) == [(done.username, 1)]
     assert data["count"] == 1
@@ -223,7 +223,7 @@ def test_me_is_null_for_anonymous_and_players_without_a_result(anon, make_player
     assert board(anon, daily)["me"] is None
     assert board(make_player(), daily)["me"] is None
     still_playing = make_player()
-    _create_attempt(player=user_of(still_playing), deal=daily.deal, daily=daily)
+    _create_attempt(player=user_of(still_playing), deal=daily.deal, daily=daily, ranked=True)
     assert board(still_playing, daily)["me"] is None
 
 
@@ -236,7 +236,7 @@ def test_today_no_links_to_others_before_finishing(make_player):
     theirs = finished(other, daily, score=500)
     viewer = make_player()
     assert board(viewer, daily)["results"][0]["replay"] is None
-    _create_attempt(player=user_of(viewer), deal=daily.deal, daily=daily)  # playing
+    _create_attempt(player=user_of(viewer), deal=daily.deal, daily=daily, ranked=True)  # playing
     data = board(viewer, daily)
     assert [row["replay"] for row in data["results"]] == [None]
     assert viewer.get(f"/api/games/{theirs.pk}/replay/").status_code == 403
@@ -316,8 +316,10 @@ def test_player_record_counts_and_streaks(anon, make_player):
     finished(user, daily_of("SH1-C4", days_ago=1), ms=120_000, score=600)
     finished(user, daily_of("SH1-C4", days_ago=3), won=False, ms=5_000, score=100)
     # Not counted: still playing, practice games, a failed replay check.
-    _create_attempt(player=user, deal=daily_of("SH1-C2").deal, daily=daily_of("SH1-C2"))
-    practice = _create_attempt(player=user, deal=eh[6].deal, daily=None)
+    _create_attempt(
+        player=user, deal=daily_of("SH1-C2").deal, daily=daily_of("SH1-C2"), ranked=True
+    )
+    practice = _create_attempt(player=user, deal=eh[6].deal, daily=None, ranked=False)
     practice.status, practice.won, practice.score = Attempt.Status.WON, True, 999
     practice.elapsed_ms, practice.finished_at = 1, timezone.now()
     practice.save()
@@ -374,7 +376,7 @@ def test_wins_in_different_variants_make_one_streak(anon, make_player):
 
 def test_a_player_with_nothing_finished(anon, make_player):
     client = make_player()
-    _create_attempt(player=user_of(client), deal=daily_of().deal, daily=daily_of())
+    _create_attempt(player=user_of(client), deal=daily_of().deal, daily=daily_of(), ranked=True)
     data = record(anon, client.username)
     assert (data["played"], data["won"], data["variants"]) == (0, 0, {})
     assert data["streak"] == {"current": 0, "longest": 0}

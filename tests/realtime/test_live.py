@@ -114,7 +114,10 @@ def test_games_on_a_running_daily_deal_wait_until_the_viewer_finished_it(make_pl
     assert yesterday.deal.number != number
     old_practice = start(frank, code=yesterday.deal.code)
     old_ranked = _create_attempt(
-        player=User.objects.get(username=gina.username), deal=yesterday.deal, daily=yesterday
+        player=User.objects.get(username=gina.username),
+        deal=yesterday.deal,
+        daily=yesterday,
+        ranked=True,
     )
     old_ranked_json = gina.get(f"/api/games/{old_ranked.pk}/").json()
     assert old_ranked_json["ranked"] is True
