@@ -172,7 +172,15 @@ def test_wrong_content_type_is_415(player, game, content_type):
         pytest.param({"code": "garbage"}, "garbage", id="code-garbage"),
         pytest.param({"code": "--"}, "not a game code", id="code-dashes"),
         pytest.param({"code": ""}, "code", id="code-empty"),
-        pytest.param({"code": "SH1-C4-" + "A" * 40}, "code", id="code-too-long"),
+        # Over the field's 48 characters (a long code is 33): refused naming the field.
+        pytest.param({"code": "SH1-C4-" + "A" * 42}, "code:", id="code-too-long"),
+        # Within it, a deal part that is neither a number (7) nor a key (26): the engine's.
+        pytest.param({"code": "SH1-C4-" + "A" * 40}, "deal part", id="code-deal-part-40"),
+        pytest.param({"random": "SH1-C4", "practice": True}, "practice", id="practice-random"),
+        pytest.param({"code": CODE, "practice": True}, "practice", id="practice-code"),
+        pytest.param({"practice": True}, "exactly one", id="practice-alone"),
+        pytest.param({"daily": "EH1-N", "practice": "yes"}, "practice", id="practice-string"),
+        pytest.param({"daily": "EH1-N", "practice": 1}, "practice", id="practice-int"),
         pytest.param({"code": "SH1-C4-AAA\x00AJ2"}, "code", id="code-nul"),
     ],
 )
@@ -180,6 +188,19 @@ def test_start_game_bad_input_is_400_with_a_telling_message(player, body, says):
     response = player.send("/api/games/", body)
     error = assert_error(response, 400)
     assert says.lower() in error["message"].lower(), error
+    assert not Attempt.objects.exists()
+
+
+def test_a_code_too_long_is_refused_by_the_field_or_by_the_engine(player):
+    """The field takes up to 48 characters (a long code is 33: ``SH1-C4-`` and a
+    26-character key); within that, the engine says what a deal part may be."""
+    error = assert_error(player.send("/api/games/", {"code": "SH1-C4-" + "A" * 42}), 400)
+    assert error["code"] == "invalid" and error["message"].startswith("code:"), error
+    assert "48" in error["message"], error
+    error = assert_error(player.send("/api/games/", {"code": "SH1-C4-" + "A" * 40}), 400)
+    assert error["code"] == "bad_code", error
+    for part in ("deal part", "7 characters", "26 characters", "not 40"):
+        assert part in error["message"], error
     assert not Attempt.objects.exists()
 
 

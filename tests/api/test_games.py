@@ -5,6 +5,7 @@ and the server's clock (RULES.md C11)."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import threading
 import time
 from typing import Any
@@ -12,10 +13,12 @@ from typing import Any
 import pytest
 from django.db import connection
 
+from games import dailies
 from games.engine import (
     ALL_VARIANTS,
     DoubleTap,
     Game,
+    GameCode,
     IllegalActionError,
     Move,
     Tap,
@@ -44,6 +47,17 @@ PILES = {
     },
 }
 ATTEMPT_KEYS = {"id", "ranked", "status", "seq", "view", "started_at", "finished_at", "elapsed_ms"}
+DAILY_ENTRY_KEYS = {
+    "variant",
+    "commitment",
+    "par",
+    "proven",
+    "status",
+    "attempt",
+    "score",
+    "replays_open",
+    "leaderboard",
+}
 
 
 # --- helpers -----------------------------------------------------------------------------
@@ -80,12 +94,27 @@ def stored(attempt_id: int) -> Attempt:
     return Attempt.objects.get(pk=attempt_id)
 
 
-def assert_view_is(view: dict[str, Any], game: Game) -> None:
-    """The response's view is the engine's player view of ``game``, plus its targets."""
+def assert_view_is(view: dict[str, Any], game: Game, daily: str | None = None) -> None:
+    """The response's view is the engine's player view of ``game``, plus its targets;
+    for the ``daily`` variant of today's daily deal, with its code null and the
+    day named instead (PRODUCT.md, "Fair daily deals")."""
     view = dict(view)
     targets = view.pop("targets")
-    assert view == game.view()
+    expected = game.view()
+    if daily is not None:
+        expected.update(code=None, daily={"date": utc_today(), "variant": daily})
+    assert view == expected
     assert targets == game.targets_json()
+
+
+def daily_code(variant: str) -> str:
+    """Today's daily code of ``variant``, read from the database: while the day runs
+    the API never sends it."""
+    return dailies.daily_deal_get(date=dailies.utc_today(), variant=variant).deal.code
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def when(text: str) -> dt.datetime:
@@ -109,31 +138,61 @@ def first_legal(game: Game, skip: int = 0) -> Move:
 
 def test_daily_lists_one_deal_per_variant_created_on_demand(anon):
     assert not DailyDeal.objects.exists()
-    body = ok(anon.get("/api/daily/"))
+    response = anon.get("/api/daily/")
+    body = ok(response)
     assert body["date"] == utc_today()
+    assert body["over"] is False
     assert [d["variant"] for d in body["deals"]] == list(ALL_VARIANTS)
     for entry in body["deals"]:
-        assert {"variant", "code", "status", "attempt"} <= set(entry)
-        assert entry["code"].startswith(entry["variant"] + "-")
-        assert new_game(entry["code"]).code.variant_id == entry["variant"]
+        # A running day names no code: a commitment and par only (made on demand: unproven).
+        assert set(entry) == DAILY_ENTRY_KEYS
         assert entry["status"] == "not_started" and entry["attempt"] is None
+        assert entry["score"] is None and entry["replays_open"] is False
+        assert entry["proven"] is False and entry["par"] is None
+        assert entry["leaderboard"] == f"/api/leaderboard/{utc_today()}/{entry['variant']}/"
     made = DailyDeal.objects.filter(date=body["date"])
     assert made.count() == 4
-    assert {d.variant: d.deal.code for d in made} == {
-        d["variant"]: d["code"] for d in body["deals"]
+    for daily in made:
+        # A secret 26-character deal key of the right variant (never a numbered deal).
+        code = GameCode.parse(daily.deal.code)
+        assert code.long and len(code.deal) == 26 and code.variant_id == daily.variant
+        assert new_game(daily.deal.code).code.variant_id == daily.variant
+        assert code.deal not in response.content.decode()
+    assert {d.variant: sha256(d.deal.code) for d in made} == {
+        d["variant"]: d["commitment"] for d in body["deals"]
     }
     # Asking again gives the same deals and makes nothing new.
     again = ok(anon.get("/api/daily/"))
     assert again["deals"] == body["deals"]
+    assert ok(anon.get(f"/api/daily/{utc_today()}/"))["deals"] == body["deals"]
     assert DailyDeal.objects.count() == 4
+
+    # Once the day is over, its page reveals each code (and proof) for anyone to check.
+    yesterday = dt.date.fromisoformat(utc_today()) - dt.timedelta(days=1)
+    made.update(date=yesterday)
+    past = ok(anon.get(f"/api/daily/{yesterday}/"))
+    assert past["over"] is True
+    codes = {d.variant: d.deal.code for d in DailyDeal.objects.filter(date=yesterday)}
+    for entry in past["deals"]:
+        assert set(entry) == DAILY_ENTRY_KEYS | {"code", "proof"}
+        assert entry["code"] == codes[entry["variant"]]
+        assert sha256(entry["code"]) == entry["commitment"]
+        assert entry["proof"] is None  # made on demand: unproven
+        assert entry["replays_open"] is True
 
 
 def test_daily_shows_the_players_status_and_attempt(player):
     started = start(player, daily="SH1-C2")
+    assert started["code"] is None and started["view"]["code"] is None
     deals = {d["variant"]: d for d in ok(player.get("/api/daily/"))["deals"]}
     assert deals["SH1-C2"]["status"] == "playing"
     assert deals["SH1-C2"]["attempt"] == started["id"]
-    assert deals["SH1-C2"]["code"] == started["view"]["code"]
+    assert deals["SH1-C2"]["score"] == started["score"]
+    assert deals["SH1-C2"]["replays_open"] is False
+    # The attempt plays the committed deal; its code is read from the database
+    # (the API never sends it while the day runs).
+    assert deals["SH1-C2"]["commitment"] == sha256(stored(started["id"]).deal.code)
+    assert "code" not in deals["SH1-C2"]
     for variant in ("EH1-N", "SH1-C4", "SH1-C1"):
         assert deals[variant]["status"] == "not_started" and deals[variant]["attempt"] is None
 
@@ -141,6 +200,7 @@ def test_daily_shows_the_players_status_and_attempt(player):
     deals = {d["variant"]: d for d in ok(player.get("/api/daily/"))["deals"]}
     assert deals["SH1-C2"]["status"] == "resigned"
     assert deals["SH1-C2"]["attempt"] == started["id"]
+    assert deals["SH1-C2"]["replays_open"] is False  # resigning is not winning
 
 
 # --- POST /api/games/ ----------------------------------------------------------------------
@@ -148,21 +208,31 @@ def test_daily_shows_the_players_status_and_attempt(player):
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS)
 def test_start_daily_gives_the_ranked_attempt_once(player, variant):
-    code = {d["variant"]: d["code"] for d in ok(player.get("/api/daily/"))["deals"]}[variant]
-    attempt = start(player, daily=variant)
+    commitment = {d["variant"]: d["commitment"] for d in ok(player.get("/api/daily/"))["deals"]}
+    code = daily_code(variant)  # from the database: the API never sends it
+    assert sha256(code) == commitment[variant]
+    assert GameCode.parse(code).long
+    response = player.send("/api/games/", {"daily": variant})
+    assert response.status_code == 201, response.content
+    assert GameCode.parse(code).deal not in response.content.decode()
+    attempt = response.json()
     assert set(attempt) >= ATTEMPT_KEYS
     assert attempt["ranked"] is True
     assert attempt["status"] == "playing"
     assert attempt["seq"] == 0
-    assert attempt["view"]["code"] == code
+    assert attempt["code"] is None and attempt["view"]["code"] is None
+    assert attempt["view"]["daily"] == {"date": utc_today(), "variant": variant}
+    assert attempt["variant"] == variant and attempt["daily"] == utc_today()
+    assert stored(attempt["id"]).deal.code == code
     assert set(attempt["view"]["piles"]) == PILES[variant]  # C21
     assert set(attempt["view"]["down"]) == {p for p in PILES[variant] if p[0] == "t"}
-    assert_view_is(attempt["view"], new_game(code))
+    assert_view_is(attempt["view"], new_game(code), daily=variant)
 
     time.sleep(0.02)
     again = start(player, status=200, daily=variant)
     assert again["id"] == attempt["id"]
     assert again["ranked"] is True
+    assert again["code"] is None and again["view"]["code"] is None
     assert again["started_at"] == attempt["started_at"]  # the first opening counts (C11)
     assert Attempt.objects.filter(ranked=True).count() == 1
 

@@ -47,6 +47,12 @@ def winning_line(code: str) -> list[dict[str, Any]]:
     return [a.to_json() for a in result.line]
 
 
+def deal_code(attempt: dict[str, Any]) -> str:
+    """The attempt's deal code, read from the database: the API never sends the
+    code of a running daily (PRODUCT.md, "Fair daily deals")."""
+    return Attempt.objects.get(pk=attempt["id"]).deal.code
+
+
 WINNABLE = "SH1-C4-AAAAAJ2"
 
 
@@ -105,7 +111,9 @@ def test_the_leaderboard_marks_pending_then_verified(make_player):
 def test_a_tampered_log_is_flagged_and_leaves_the_leaderboard(make_player, tamper):
     ada = make_player()
     game = start(ada, daily="SH1-C4")
-    view = new_game(game["code"])
+    assert game["code"] is None
+    code = deal_code(game)
+    view = new_game(code)
     moves = [m.to_json() for m in list(view.legal_moves)[:1]]
     play_line(ada, game, moves)
     ada.send(f"/api/games/{game['id']}/resign/")
@@ -113,7 +121,7 @@ def test_a_tampered_log_is_flagged_and_leaves_the_leaderboard(make_player, tampe
     assert attempt_verify(attempt_id=attempt.pk) is True
     first = Action.objects.get(attempt=attempt, seq=0)
     if tamper == "other_action":
-        other = next(m for m in new_game(game["code"]).legal_moves if m.to_json() != moves[0])
+        other = next(m for m in new_game(code).legal_moves if m.to_json() != moves[0])
         Action.objects.filter(pk=first.pk).update(sent=other.to_json(), action=other.to_json())
     elif tamper == "score":
         Action.objects.filter(pk=first.pk).update(score=first.score + 10)
@@ -149,7 +157,8 @@ def test_daily_attempts_left_open_are_closed_when_their_day_ends(
     ada = make_player()
     yesterday = utc_today() - dt.timedelta(days=1)
     game = start(ada, daily="EH1-N")
-    engine = new_game(game["code"])
+    assert game["code"] is None
+    engine = new_game(deal_code(game))
     for seq in range(3):
         move = next(iter(engine.legal_moves))
         engine.apply(move)
@@ -161,6 +170,10 @@ def test_daily_attempts_left_open_are_closed_when_their_day_ends(
     started = dt.datetime.combine(yesterday, dt.time(22), tzinfo=dt.UTC)
     Attempt.objects.filter(pk=game["id"]).update(started_at=started)
     open_one = Attempt.objects.get(pk=game["id"])
+    # Its day over, its code is no longer secret: the game names it again.
+    shown = ada.get(f"/api/games/{open_one.pk}/").json()
+    assert shown["code"] == shown["view"]["code"] == open_one.deal.code
+    assert shown["view"]["daily"] == {"date": str(yesterday), "variant": "EH1-N"}
     todays = start(ada, daily="EH1-N")
     # Its day is over: the player can no longer act on it.
     error = assert_error(act(ada, open_one.pk, 3, {"type": "stock"}), 409, "day_over")
