@@ -6,16 +6,20 @@ stock's order, in any message, page, API or error").
 How. A fixed seed plays 1 000 short games over the four variants — Easy Harp,
 where the face-down cards and the stock are, gets two in three; Seahaven deals
 everything face up, so there the checks prove the view complete and exact —
-daily (ranked) and practice, owned by 44 players. Each game is played
+daily (ranked) and practice, owned by 40 players. Each game is played
 by its owner with random legal and illegal actions, undos, resends, stale and
 future ``seq``, malformed actions and frames, reloads (``GET``, a snapshot
 request, a reconnect) and resignations: a few actions over HTTP, then a few on
 the play socket, sometimes an HTTP action while the socket listens, a spectator
 socket on some games (trying to play, too), and the day's four leaderboard
-sockets open throughout. Two Easy Harp games draw the whole stock and turn it
-over (one over HTTP, one on the socket). Besides: the replay of a game in
-progress (refused, to its owner and to others), another player's ``GET``, the
-play page, ``/api/live/``, ``/api/daily/``, leaderboards and player records.
+sockets open throughout. Today's daily deals are prepared as the job does
+(secret long codes, proven), and a veteran wins each of them by its proof
+first: only a winner may watch a running daily's games (PRODUCT.md, anti-cheat).
+Players who resigned their ranked attempt practise that daily too. Two Easy
+Harp games draw the whole stock and turn it over (one over HTTP, one on the
+socket). Besides: the replay of a game in progress (refused, to its owner and
+to others), another player's ``GET``, the play page, ``/api/live/``,
+``/api/daily/``, leaderboards and player records.
 
 Every HTTP body and every websocket message received is checked against the
 state the server stored for that game at that moment — for an event, at its
@@ -23,8 +27,10 @@ state the server stored for that game at that moment — for an event, at its
 (card text in any field, error messages and params included) names a card
 whose every copy is hidden or shows hidden cards in their order
 (``tests/hidden.py``). Bodies about no one game (leaderboards, the live list,
-the daily list, player records) name no card at all. Finished games' replays
-show everything by design (PRODUCT.md) and are not checked.
+the daily list, player records) name no card at all. Nothing at all — body,
+message or page — names a running daily's code or key (PRODUCT.md, "Fair
+daily deals"). Finished games' replays show everything by design (PRODUCT.md)
+and are not checked.
 
 Four streams of games run side by side to fit the time budget, each with
 players of its own and each game with a random generator seeded by its number,
@@ -34,6 +40,7 @@ so what each stream sends is the same on every run.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import time
@@ -45,8 +52,8 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.dailies import utc_today
-from games.engine import Game, GameCode, encode_deal, load_game, new_game
+from games.dailies import daily_deal_prepare, utc_today
+from games.engine import ALL_VARIANTS, Game, GameCode, encode_deal, load_game, new_game
 from games.models import Attempt
 from tests.conftest import Client
 from tests.hidden import (
@@ -62,7 +69,7 @@ from tests.realtime.conftest import Socket, socket_for
 SEED = 20_260_701
 GAMES = 1_000
 STREAMS = 4  # games played side by side, each stream by its own players
-PLAYERS = 10  # per stream, besides its veteran
+PLAYERS = 10  # per stream; the veteran (who won every daily) is the day's
 # Easy Harp is where the hidden cards are: two games in three. Seahaven has none,
 # and each of its actions that leaves every cell full (the one-cell and two-cell
 # deals start so) has the solver search the position (issue 5): few of those.
@@ -100,10 +107,11 @@ class Table:
     """One attempt, and the server's stored game after each accepted action (``v``)."""
 
     id: int
-    code: str
+    code: str  # a running daily's is never sent: "daily EH1-N" names those here
     variant: str
     owner: Client
     ranked: bool
+    daily: bool  # on today's daily deal, ranked or a practice of it: its day runs
     view: dict[str, Any]  # the owner's latest view: what the next action is chosen from
     states: dict[int, Game] = field(default_factory=dict)
     seq: int = 0
@@ -134,6 +142,13 @@ class Table:
         return self.states[v]
 
 
+def check_unnamed(body: Any, never: tuple[str, ...], where: str) -> None:
+    """Nothing of ``body`` (a page, or JSON) names a running daily's code or key."""
+    text = (body if isinstance(body, str) else json.dumps(body)).upper()
+    for secret in never:
+        assert secret not in text, f"{where}: names a running daily deal ({secret})"
+
+
 def check_body(body: Any, game: Game, where: str) -> None:
     """An HTTP body or websocket message about ``game``: exact views, no hidden card."""
     attempt = body.get("game", body) if isinstance(body, dict) else None
@@ -145,6 +160,9 @@ def check_body(body: Any, game: Game, where: str) -> None:
 
 @dataclass
 class Tally:
+    never: tuple[str, ...] = ()
+    """Today's daily codes and keys (read from the database: the API never sends
+    them): nothing received may name one."""
     games: Counter[str] = field(default_factory=Counter)
     http: Counter[str] = field(default_factory=Counter)
     ws: Counter[str] = field(default_factory=Counter)
@@ -176,6 +194,7 @@ def http_checked(tally: Tally, table: Table, response: Any, kind: str) -> dict[s
     # An attempt object shows the game after its seq; a refusal, the game as it is.
     game = table.at(body["seq"] if "view" in body else table.seq)
     check_body(body, game, f"HTTP {kind} #{table.id} {table.code}")
+    check_unnamed(response.content.decode(), tally.never, f"HTTP {kind} #{table.id}")
     tally.http[kind] += 1
     return body
 
@@ -184,6 +203,7 @@ def http_cardless(tally: Tally, client: Client, url: str, kind: str) -> None:
     response = client.get(url)
     assert response.status_code == 200, (url, response.content[:300])
     check_cardless(response.json(), f"HTTP {kind} {url}")
+    check_unnamed(response.content.decode(), tally.never, f"HTTP {kind} {url}")
     tally.http[kind] += 1
 
 
@@ -191,12 +211,22 @@ def http_start(tally: Tally, owner: Client, body: dict[str, str]) -> Table:
     response = owner.send("/api/games/", body)
     assert response.status_code == 201, (body, response.content)
     attempt = response.json()
+    variant, daily = attempt["variant"], "daily" in body
+    assert attempt["ranked"] is (daily and not body.get("practice")), attempt
+    if daily:  # today's daily, ranked or practice: it says which, never its code
+        today = utc_today().isoformat()
+        assert attempt["code"] is None and attempt["view"]["code"] is None, attempt
+        assert attempt["daily"] == today, attempt
+        assert attempt["view"]["daily"] == {"date": today, "variant": variant}, attempt
+    else:
+        assert attempt["code"] == body["code"] and attempt["daily"] is None, attempt
     table = Table(
         id=attempt["id"],
-        code=attempt["code"],
-        variant=attempt["variant"],
+        code=attempt["code"] or f"daily {variant}",
+        variant=variant,
         owner=owner,
         ranked=attempt["ranked"],
+        daily=daily,
         view=attempt["view"],
     )
     http_checked(tally, table, response, "start")
@@ -238,7 +268,8 @@ def http_act(tally: Tally, table: Table, seq: int, action: dict[str, Any], kind:
         return False
     assert table.seq == before + 1 == body["seq"], body
     table.last = (before, action)
-    tally.accepted["http"] += 1
+    # The veteran's winning lines are counted apart: the counts below are random play.
+    tally.accepted["proof" if kind == "proof" else "http"] += 1
     return True
 
 
@@ -266,16 +297,18 @@ def http_resign(tally: Tally, table: Table) -> None:
 def http_look(tally: Tally, table: Table, other: Client, rng: random.Random) -> None:
     """One look at a game in progress: its replay (refused to its owner and to
     others alike), someone else's GET of it (refused), or its play page."""
+    # Not over (409); on a running daily, first: not for those who have not won it
+    # (403) — its owner and the other players never have, only the veteran.
+    refused = 403 if table.daily else 409
     look = rng.randrange(4)
     if look == 0:
         response = table.owner.get(f"/api/games/{table.id}/replay/")
-        assert response.status_code == 409, response.content
+        assert response.status_code == refused, response.content
         http_checked(tally, table, response, "replay refused")
     elif look == 1:
         flag = rng.choice(["", "?positions=1"])
         response = other.get(f"/api/games/{table.id}/replay/{flag}")
-        # Not over (409); a daily deal still running may be closed to them (403).
-        assert response.status_code in ((403, 409) if table.ranked else (409,)), response.content
+        assert response.status_code == refused, response.content
         http_checked(tally, table, response, "replay refused (other)")
     elif look == 2:
         response = other.get(f"/api/games/{table.id}/")
@@ -287,6 +320,7 @@ def http_look(tally: Tally, table: Table, other: Client, rng: random.Random) -> 
         # Percent-escapes (the icon's data URL has "%3C") are not card names.
         html = re.sub(r"%[0-9A-F]{2}", " ", page.content.decode())
         check_hidden(html, table.game, f"play page #{table.id}")
+        check_unnamed(page.content.decode(), tally.never, f"play page #{table.id}")
         tally.http["play page"] += 1
 
 
@@ -325,6 +359,7 @@ class Watch:
         v = message["v"] if "game" in message else table.seq
         game = table.states[v] if v in table.states else await in_thread(table.at)(v)
         check_body(message, game, f"ws {self.role} #{table.id} {table.code}")
+        check_unnamed(message, self.tally.never, f"ws {self.role} #{table.id}")
         self.tally.ws[f"{self.role} {message['type']}"] += 1
         self.tally.unwinnable += bool(message.get("game", {}).get("unwinnable"))
         return message
@@ -433,6 +468,7 @@ class Boards:
     async def recv(self, variant: str) -> dict[str, Any]:
         message = await self.sockets[variant].recv(timeout=TIMEOUT)
         check_cardless(message, "leaderboard socket")
+        check_unnamed(message, self.tally.never, "leaderboard socket")
         self.tally.ws[f"leaderboard {message['type']}"] += 1
         for row in message.get("rows", []):
             self.seen.add((variant, row["player"]))
@@ -457,36 +493,35 @@ class Stream:
 
     number: int
     players: list[Client]
-    veteran: Client  # finished every daily deal of the day first: may watch any of them
-    daily_numbers: dict[str, set[int]]  # "EH1", "SH1" -> today's deal numbers
+    veteran: Client  # won every daily deal of the day first: may watch any of its games
     boards: Boards
-    tally: Tally = field(default_factory=Tally)
+    tally: Tally
     started_daily: set[tuple[str, str]] = field(default_factory=set)  # (player, variant)
     finished_daily: dict[str, set[str]] = field(default_factory=dict)  # variant -> players
 
     def practice_code(self, variant: str, rng: random.Random) -> str:
-        """A deal that is no daily deal still running (those wait: anti-cheat)."""
-        game = variant.split("-", maxsplit=1)[0]
-        while (number := rng.randint(1, 999_999)) in self.daily_numbers[game]:
-            pass
-        return f"{variant}-{encode_deal(number)}"
+        """A numbered deal: never a daily deal (those are long codes, checked at the
+        start), so it is never one still running (those wait: anti-cheat)."""
+        return f"{variant}-{encode_deal(rng.randint(1, 999_999))}"
 
-    def plan_start(self, rng: random.Random) -> tuple[Client, dict[str, str]]:
+    def plan_start(self, rng: random.Random) -> tuple[Client, dict[str, Any]]:
         owner, variant = rng.choice(self.players), rng.choice(VARIANTS)
-        if rng.random() < 0.3 and (owner.username, variant) not in self.started_daily:
-            self.started_daily.add((owner.username, variant))
-            return owner, {"daily": variant}
+        if rng.random() < 0.3:
+            if (owner.username, variant) not in self.started_daily:
+                self.started_daily.add((owner.username, variant))
+                return owner, {"daily": variant}
+            if owner.username in self.finished_daily.get(variant, set()):
+                # Their ranked attempt is over: they may practise its deal (no code needed).
+                return owner, {"daily": variant, "practice": True}
         return owner, {"code": self.practice_code(variant, rng)}
 
     def spectator(self, table: Table, rng: random.Random) -> Client:
-        """Someone allowed to watch: anyone on a practice deal; on today's daily
-        deal only a player who finished their own ranked attempt (PRODUCT.md)."""
+        """Someone allowed to watch: anyone on a numbered practice deal; on today's
+        daily deal (ranked or a practice of it) only a player who won their own
+        ranked attempt on it — the veteran (PRODUCT.md, anti-cheat)."""
         everyone = [self.veteran, *self.players]
-        finished = self.finished_daily.get(table.variant, set())
         allowed = [
-            p
-            for p in everyone
-            if p is not table.owner and (not table.ranked or p.username in finished)
+            p for p in everyone if p is not table.owner and (not table.daily or p is self.veteran)
         ]
         return rng.choice(allowed)
 
@@ -498,16 +533,24 @@ class Stream:
         self.finished_daily.setdefault(table.variant, set()).add(table.owner.username)
 
 
-async def start_stream(number: int, make_player: Any, boards: Boards, numbers: Any) -> Stream:
-    """Players sign up; the veteran plays and resigns every daily deal of the day."""
-    players = [await in_thread(make_player)() for _ in range(PLAYERS + 1)]
-    stream = Stream(number, players[1:], players[0], numbers, boards)
+async def win_every_daily(tally: Tally, veteran: Client, boards: Boards) -> None:
+    """The veteran wins every daily deal of the day by the solver's line (its
+    proof, read from the database), over HTTP, every answer checked."""
     for variant in sorted(set(VARIANTS)):
-        table = await in_thread(http_start)(stream.tally, stream.veteran, {"daily": variant})
-        stream.started_daily.add((stream.veteran.username, variant))
-        await in_thread(http_resign)(stream.tally, table)
-        await stream.resigned_daily(table)
-    return stream
+        daily = await in_thread(daily_deal_prepare)(date=utc_today(), variant=variant)
+        table = await in_thread(http_start)(tally, veteran, {"daily": variant})
+        for seq, action in enumerate(daily.proof):
+            assert await in_thread(http_act)(tally, table, seq, action, "proof")
+        assert table.game.won and table.view["won"], table.view
+        await boards.finished(variant, veteran.username)
+
+
+async def start_stream(
+    number: int, make_player: Any, boards: Boards, veteran: Client, never: tuple[str, ...]
+) -> Stream:
+    """Players sign up; the day's veteran (who won every daily) watches their games."""
+    players = [await in_thread(make_player)() for _ in range(PLAYERS)]
+    return Stream(number, players, veteran, boards, Tally(never))
 
 
 async def play_game(stream: Stream, index: int) -> None:
@@ -515,7 +558,8 @@ async def play_game(stream: Stream, index: int) -> None:
     rng = random.Random(f"{SEED}/{index}")  # each game replays alone from its number
     owner, body = stream.plan_start(rng)
     table = await in_thread(http_start)(stream.tally, owner, body)
-    stream.tally.games[f"{table.variant} {'daily' if table.ranked else 'practice'}"] += 1
+    kind = "daily" if table.ranked else "daily practice" if table.daily else "practice"
+    stream.tally.games[f"{table.variant} {kind}"] += 1
     steps = 3 if table.easy_harp else 2
     for _ in range(rng.randint(1, steps)):
         await in_thread(http_step)(stream.tally, table, rng)
@@ -604,13 +648,18 @@ async def run_stream(stream: Stream, games: range) -> None:
 # --- the test -------------------------------------------------------------------------------
 
 
-async def daily_numbers(client: Client) -> dict[str, set[int]]:
-    response = await in_thread(client.get)("/api/daily/")
-    numbers: dict[str, set[int]] = {"EH1": set(), "SH1": set()}
-    for deal in response.json()["deals"]:
-        code = GameCode.parse(deal["code"])
-        numbers[code.game].add(code.number)
-    return numbers
+@in_thread
+def prepare_dailies() -> tuple[str, ...]:
+    """Today's daily deals, prepared as the job does (before anyone asks for one:
+    asking first would make it unproven), and what would name each: its code, its
+    key, the key's number. Read from the database: the API never sends them."""
+    never: list[str] = []
+    for variant in ALL_VARIANTS:
+        daily = daily_deal_prepare(date=utc_today(), variant=variant)
+        code = GameCode.parse(daily.deal.code)
+        assert code.long and daily.proof, daily  # a secret key, and a line that wins it
+        never += [str(code), code.deal, str(code.number)]
+    return tuple(never)
 
 
 @pytest.mark.asyncio
@@ -618,12 +667,16 @@ async def daily_numbers(client: Client) -> dict[str, set[int]]:
 async def test_no_hidden_card_reaches_any_client_over_a_thousand_games(make_player):
     """The module docstring says how; the counts it prints say how much."""
     began = time.monotonic()
-    tally = Tally()
+    never = await prepare_dailies()
+    tally = Tally(never)
     boards = Boards(tally)
     await boards.open()
-    numbers = await daily_numbers(await in_thread(make_player)())
+    veteran = await in_thread(make_player)()
     try:
-        streams = [await start_stream(n, make_player, boards, numbers) for n in range(STREAMS)]
+        await win_every_daily(tally, veteran, boards)
+        streams = [
+            await start_stream(n, make_player, boards, veteran, never) for n in range(STREAMS)
+        ]
         async with asyncio.TaskGroup() as group:
             for stream in streams:
                 group.create_task(run_stream(stream, range(stream.number, GAMES, STREAMS)))
@@ -640,6 +693,8 @@ async def test_no_hidden_card_reaches_any_client_over_a_thousand_games(make_play
     assert await in_thread(Attempt.objects.count)() >= GAMES
     for variant in set(VARIANTS):
         assert tally.games[f"{variant} daily"] and tally.games[f"{variant} practice"], tally.games
+    practised = sum(n for kind, n in tally.games.items() if kind.endswith("daily practice"))
+    assert practised >= 40, tally.games  # today's deals practised after a resignation
     # What the run exercised: about one and a half times each of these when written.
     assert tally.accepted["http"] >= 900 and tally.accepted["ws"] >= 700, tally.accepted
     assert tally.ws["player state"] >= GAMES and tally.ws["spectator state"] >= 150, tally.ws
@@ -681,6 +736,15 @@ def test_the_checker_flags_each_kind_of_leak(leak):
     with pytest.raises(AssertionError, match=says):
         check_body(body, game, leak)
     check_body(player_view(game), game, "the player's view is no leak")
+
+
+def test_naming_a_running_daily_is_flagged():
+    code = GameCode("EH1", "N", 0x1234_5678_9ABC_DEF0_1234_5678_9ABC_DEF0, long=True)
+    never = (str(code), code.deal, str(code.number))
+    for leak in (str(code), code.deal.lower(), f"key {code.number}"):
+        with pytest.raises(AssertionError, match="names a running daily"):
+            check_unnamed({"type": "state", "game": {"hint": leak}}, never, leak)
+    check_unnamed({"code": None, "daily": {"date": "2026-07-01", "variant": "EH1-N"}}, never, "ok")
 
 
 def test_bodies_about_no_game_may_name_no_card():

@@ -18,8 +18,21 @@ from accounts.models import User
 from games.dailies import daily_deal_get, utc_today
 from games.models import Attempt, DailyDeal
 from games.services import _create_attempt
+from tests.conftest import assert_error
 
 ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "verified", "pending", "replay"}
+BOARD_KEYS = {
+    "date",
+    "variant",
+    "page",
+    "page_size",
+    "count",
+    "pages",
+    "results",
+    "me",
+    "replays_open",
+    "replays_closed_reason",
+}
 T0 = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.UTC)
 _bulk = itertools.count()
 
@@ -79,6 +92,7 @@ def test_rows_have_the_contract_fields(anon, player):
     daily = daily_of()
     finished(user_of(player), daily, score=321, ms=45_000, moves=77)
     data = board(anon, daily)
+    assert set(data) >= BOARD_KEYS
     assert data["date"] == daily.date.isoformat() and data["variant"] == "SH1-C4"
     (row,) = data["results"]
     assert set(row) >= ROW_KEYS
@@ -227,7 +241,16 @@ def test_me_is_null_for_anonymous_and_players_without_a_result(anon, make_player
     assert board(still_playing, daily)["me"] is None
 
 
-# --- replay links (PRODUCT.md, anti-cheat) ---------------------------------------
+# --- replay links (PRODUCT.md, anti-cheat: a running daily's replays are for its winners) ---
+
+
+def assert_closed(data: dict[str, Any]) -> None:
+    """No replay link on the board, and a reason saying why."""
+    assert data["replays_open"] is False
+    reason = data["replays_closed_reason"]
+    assert isinstance(reason, str) and reason.strip(), data
+    assert all(row["replay"] is None for row in data["results"]), data["results"]
+    assert data["me"] is None or data["me"]["replay"] is None, data["me"]
 
 
 def test_today_no_links_to_others_before_finishing(make_player):
@@ -235,40 +258,72 @@ def test_today_no_links_to_others_before_finishing(make_player):
     other = bulk_user()
     theirs = finished(other, daily, score=500)
     viewer = make_player()
-    assert board(viewer, daily)["results"][0]["replay"] is None
+    data = board(viewer, daily)
+    assert [row["replay"] for row in data["results"]] == [None]
+    assert_closed(data)
     _create_attempt(player=user_of(viewer), deal=daily.deal, daily=daily, ranked=True)  # playing
     data = board(viewer, daily)
     assert [row["replay"] for row in data["results"]] == [None]
-    assert viewer.get(f"/api/games/{theirs.pk}/replay/").status_code == 403
+    assert_closed(data)
+    assert_error(viewer.get(f"/api/games/{theirs.pk}/replay/"), 403, "spoiler")
 
 
 def test_today_anonymous_sees_no_links(anon):
     daily = daily_of()
     fill(daily, 2)
-    assert [row["replay"] for row in board(anon, daily)["results"]] == [None, None]
+    data = board(anon, daily)
+    assert [row["replay"] for row in data["results"]] == [None, None]
+    assert_closed(data)
 
 
-def test_today_links_for_everyone_once_finished(make_player):
+def test_today_links_for_everyone_once_won(make_player):
     daily = daily_of()
     fill(daily, 2)
     viewer = make_player()
-    finished(user_of(viewer), daily, score=1, won=False)
+    finished(user_of(viewer), daily, score=1, won=True)
     data = board(viewer, daily)
+    assert data["replays_open"] is True and data["replays_closed_reason"] is None
     assert len(data["results"]) == 3
     assert all(row["replay"] for row in data["results"])
     assert data["me"]["replay"] and data["me"]["rank"] == 3
     for row in data["results"]:
         response = viewer.get(row["replay"])
         assert response.status_code == 200, response.content
-        assert response.json()["player"] == row["player"]
+        replay = response.json()
+        assert replay["player"] == row["player"]
+        # The day still runs: even its winners' replays name no code.
+        assert replay["code"] is None and replay["deal"]["code"] is None
+        assert replay["deal"]["daily"] == {"date": daily.date.isoformat(), "variant": "SH1-C4"}
+
+
+def test_today_resigning_opens_no_links_not_even_ones_own(make_player):
+    """A player who resigned (or abandoned) the running daily waits until the day is
+    over, like everyone who did not win it: else a second account could resign at
+    once and read the deal from a replay (PRODUCT.md, anti-cheat)."""
+    daily = daily_of()
+    winner = bulk_user()
+    theirs = finished(winner, daily, score=500)
+    for status in (Attempt.Status.RESIGNED, Attempt.Status.ABANDONED):
+        viewer = make_player()
+        mine = finished(user_of(viewer), daily, score=1, won=False, status=status)
+        data = board(viewer, daily)
+        assert data["me"]["player"] == viewer.username and data["me"]["status"] == status
+        assert_closed(data)
+        for attempt in (theirs, mine):
+            for flag in ("", "?positions=1"):
+                response = viewer.get(f"/api/games/{attempt.pk}/replay/{flag}")
+                assert_error(response, 403, "spoiler")
+                assert daily.deal.code not in response.content.decode()
 
 
 def test_today_finishing_another_variant_opens_no_links(make_player):
     daily = daily_of("SH1-C2")
     fill(daily, 1)
     viewer = make_player()
-    finished(user_of(viewer), daily_of("SH1-C4"), score=1)
-    assert [row["replay"] for row in board(viewer, daily)["results"]] == [None]
+    finished(user_of(viewer), daily_of("SH1-C4"), score=1)  # won, but another deal
+    data = board(viewer, daily)
+    assert [row["replay"] for row in data["results"]] == [None]
+    assert_closed(data)
 
 
 def test_past_day_links_for_every_player(make_player):
@@ -276,11 +331,15 @@ def test_past_day_links_for_every_player(make_player):
     fill(daily, 2)
     viewer = make_player()  # never played that day
     data = board(viewer, daily)
+    assert data["replays_open"] is True and data["replays_closed_reason"] is None
     assert all(row["replay"] for row in data["results"])
     for row in data["results"]:
         response = viewer.get(row["replay"])
         assert response.status_code == 200, response.content
-        assert response.json()["player"] == row["player"]
+        replay = response.json()
+        assert replay["player"] == row["player"]
+        # The day is over: its code shows again.
+        assert replay["code"] == replay["deal"]["code"] == daily.deal.code
 
 
 def test_past_day_anonymous_links_are_never_dead(anon):
@@ -288,9 +347,12 @@ def test_past_day_anonymous_links_are_never_dead(anon):
     link shown to an anonymous visitor must still open; none shown is fine."""
     daily = daily_of(days_ago=1)
     fill(daily, 2)
-    for row in board(anon, daily)["results"]:
+    data = board(anon, daily)
+    for row in data["results"]:
         if row["replay"] is not None:
             assert anon.get(row["replay"]).status_code == 200
+    if not data["replays_open"]:
+        assert_closed(data)
 
 
 # --- players ---------------------------------------------------------------------
@@ -338,6 +400,8 @@ def test_player_record_counts_and_streaks(anon, make_player):
     assert (seahaven["played"], seahaven["won"], seahaven["best_ms"]) == (2, 1, 120_000)
     assert seahaven["win_rate"] == pytest.approx(0.5)
     assert data["streak"] == {"current": 2, "longest": 3}
+    # A failed replay check is no disqualification (fair-play review): none listed.
+    assert (data["disqualified"], data["disqualifications"]) == (0, [])
 
 
 def test_best_score_and_fastest_win_of_one_variant(anon, make_player):
@@ -380,6 +444,7 @@ def test_a_player_with_nothing_finished(anon, make_player):
     data = record(anon, client.username)
     assert (data["played"], data["won"], data["variants"]) == (0, 0, {})
     assert data["streak"] == {"current": 0, "longest": 0}
+    assert (data["disqualified"], data["disqualifications"]) == (0, [])
 
 
 def test_unknown_player_is_404_with_the_error_shape(anon):

@@ -18,7 +18,8 @@ import pytest
 import pytest_asyncio
 from asgiref.sync import sync_to_async
 
-from games.engine import Game, Move, Stock, new_game
+from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
+from games.engine import Game, GameCode, Move, Stock, new_game
 from games.models import Action, Attempt
 from tests.engine.search import find_win
 
@@ -115,10 +116,15 @@ async def watch(sockets: Any, attempt_id: int, client: Any) -> Checked:
     return sock
 
 
-async def refused_with(sockets: Any, path: str, client: Any, code: int) -> None:
-    """websocket.md, close codes: accept, then close with ``code``."""
+async def refused_with(
+    sockets: Any, path: str, client: Any, code: int, error: str | None = None
+) -> None:
+    """websocket.md, close codes: accept, then close with ``code``; a game socket
+    refused with 4403 or 4404 first sends one ``error`` saying why (``error``)."""
     sock = sockets(path, client)
     assert await sock.connect() == (True, None)
+    if error is not None:
+        error_of(await sock.recv(), error)
     assert await sock.receive_output(timeout=3) == {"type": "websocket.close", "code": code}
 
 
@@ -272,49 +278,74 @@ async def test_a_client_following_the_version_rule_learns_of_a_resignation(make_
     assert follow(player.snapshot, player.received[1:]) == "resigned", player_msgs
 
 
-async def test_a_stranger_cannot_watch_todays_daily_until_they_finished_theirs(
-    make_player, sockets
-):
-    alice, bob, eve = [await new_player(make_player) for _ in range(3)]
+async def test_a_stranger_cannot_watch_todays_daily_until_they_won_theirs(make_player, sockets):
+    alice, bob, eve, wendy = [await new_player(make_player) for _ in range(4)]
+    today = utc_today()
+    proof = (await sync_to_async(daily_deal_prepare)(date=today, variant="SH1-C4")).proof
+    assert proof  # proven: Wendy can win it
     daily = await start(alice, daily="SH1-C4")
     harp = await start(alice, daily="EH1-N")
     assert daily["ranked"] is True
+    # While the day runs nothing names the deal: the game says which day and variant.
+    assert daily["code"] is None and daily["view"]["code"] is None
+    assert daily["view"]["daily"] == {"date": today.isoformat(), "variant": "SH1-C4"}
     path = f"/ws/games/{daily['id']}/"
     player = await watch(sockets, daily["id"], alice)  # the player always may
+    snapshot = player.snapshot["game"]
+    assert snapshot["code"] is None and snapshot["view"]["code"] is None
 
-    # Eve finishes her own ranked attempt, then practises the same cards with 2 cells.
+    # Eve finishes her own ranked attempt (resigns), then practises the same cards with
+    # 2 cells. The daily's code, read where only the server has it: the API never sends it.
     eve_daily = await start(eve, daily="SH1-C4")
     await http_resign(eve, eve_daily["id"])
-    same_cards = "SH1-C2-" + daily["code"].split("-")[2]
+    code = await sync_to_async(lambda: daily_deal_get(date=today, variant="SH1-C4").deal.code)()
+    same_cards = str(GameCode.parse(code).same_cards()[1])
+    assert same_cards.startswith("SH1-C2-")
     practice = await start(eve, code=same_cards)
-    assert practice["ranked"] is False
+    assert practice["ranked"] is False and practice["code"] is None
+    spoilers = [path, f"/ws/games/{practice['id']}/"]
 
     # Bob has not started today's SH1-C4: refused; started but playing: refused.
-    await refused_with(sockets, path, bob, 4403)
-    await refused_with(sockets, f"/ws/games/{practice['id']}/", bob, 4403)
+    for target in spoilers:
+        await refused_with(sockets, target, bob, 4403, "spoiler")
     bob_daily = await start(bob, daily="SH1-C4")
-    await refused_with(sockets, path, bob, 4403)
-    await refused_with(sockets, f"/ws/games/{practice['id']}/", bob, 4403)
+    for target in spoilers:
+        await refused_with(sockets, target, bob, 4403, "spoiler")
 
-    # Bob resigns his own daily over his game socket: that finishes it.
+    # Bob resigns his own daily over his game socket: that finishes it, and opens nothing.
     own = await watch(sockets, bob_daily["id"], bob)
     await own.send({"type": "resign"})
     replies = [await own.recv(), await own.recv()]
     assert sorted(m["type"] for m in replies) == ["ack", "state"]
     assert replies[0]["game"]["status"] == "resigned"
+    for target in spoilers:
+        await refused_with(sockets, target, bob, 4403, "spoiler")
+    # Eve resigned too: Alice's game waits for the day to end (her own practice she plays).
+    await refused_with(sockets, path, eve, 4403, "spoiler")
+    await watch(sockets, practice["id"], eve)
 
-    watcher = await watch(sockets, daily["id"], bob)
+    # Wendy wins hers over her game socket: she has seen every card, so she may watch.
+    mine = await start(wendy, daily="SH1-C4")
+    sock = await watch(sockets, mine["id"], wendy)
+    for seq, action in enumerate(proof):
+        ack, _ = await act(sock, seq, action)
+    assert ack["game"]["status"] == "won" and ack["game"]["code"] is None
+
+    watcher = await watch(sockets, daily["id"], wendy)
     assert watcher.snapshot["v"] == 0 and watcher.snapshot["game"]["player"] == alice.username
-    await watch(sockets, practice["id"], bob)
-    # Finishing the SH1-C4 daily says nothing about today's EH1-N.
-    await refused_with(sockets, f"/ws/games/{harp['id']}/", bob, 4403)
+    assert watcher.snapshot["game"]["code"] is None
+    assert watcher.snapshot["game"]["view"]["daily"] == daily["view"]["daily"]
+    await watch(sockets, practice["id"], wendy)
+    # Winning the SH1-C4 daily says nothing about today's EH1-N.
+    await refused_with(sockets, f"/ws/games/{harp['id']}/", wendy, 4403, "spoiler")
 
-    # Bob now follows Alice's moves.
+    # Wendy now follows Alice's moves.
     target = daily["view"]["targets"][0]
     move = {"type": "move", "from": target["from"], "to": target["to"][0], "count": 1}
     await act(player, 0, move)
     state = await watcher.recv()
     assert state["type"] == "state" and state["v"] == 1
+    assert state["game"]["code"] is None and state["game"]["view"]["code"] is None
 
 
 # --- refusals, resends, reconnects -------------------------------------------------------
@@ -495,9 +526,9 @@ async def test_close_codes(make_player, sockets):
     attempt = await start(alice, code=WIN_CODE)
     path = f"/ws/games/{attempt['id']}/"
     await refused_with(sockets, path, None, 4401)  # no session
-    await refused_with(sockets, f"/ws/games/{attempt['id'] + 10_000}/", alice, 4404)
-    await refused_with(sockets, "/ws/games/0/", alice, 4404)
-    await refused_with(sockets, "/ws/games/99999999999999999999999/", alice, 4404)
+    await refused_with(sockets, f"/ws/games/{attempt['id'] + 10_000}/", alice, 4404, "not_found")
+    await refused_with(sockets, "/ws/games/0/", alice, 4404, "not_found")
+    await refused_with(sockets, "/ws/games/99999999999999999999999/", alice, 4404, "not_found")
     await refused_with(sockets, "/ws/games/abc/", alice, 4404)
     await refused_with(sockets, "/ws/nope/", alice, 4404)
     await refused_with(sockets, "/ws/nope/", None, 4404)

@@ -12,17 +12,15 @@ import pytest
 import pytest_asyncio
 from asgiref.sync import sync_to_async
 
-from games.dailies import deal_get, utc_today
-from games.engine import GameCode, Move, Stock
-from games.models import DailyDeal
+from games.dailies import daily_deal_prepare, utc_today
+from games.engine import Game, Move, Stock, new_game
 from tests.engine.search import find_win
 
 from .conftest import Socket, http_resign, new_player, socket_for, start
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
-WIN_CODE = "SH1-C4-AAAAAAE"  # 96 actions to a win, 520 points
-PRACTICE_WIN = "SH1-C4-AAAAAJ2"  # won by the search too
+PRACTICE_WIN = "SH1-C4-AAAAAJ2"  # won by the search
 ROW_KEYS = {
     "rank",
     "player",
@@ -58,11 +56,11 @@ async def sockets():
 
 
 def http_play(client: Any, attempt_id: int, actions: Any) -> dict[str, Any]:
+    """Post ``actions`` (engine actions or their JSON) with seq 0, 1, 2, …"""
     body: dict[str, Any] = {}
     for seq, action in enumerate(actions):
-        response = client.send(
-            f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action.to_json()}
-        )
+        sent = action if isinstance(action, dict) else action.to_json()
+        response = client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": sent})
         assert response.status_code == 200, response.content
         body = response.json()
     return body
@@ -75,13 +73,17 @@ async def http_board(client: Any, day: dt.date, variant: str) -> dict[str, Any]:
 
 
 @sync_to_async
-def make_today_daily(code: str) -> None:
-    """Today's daily deal of that variant is ``code`` (as the daily-deals job would choose
-    a winnable one), so a ranked attempt can be won by a known line."""
-    parsed = GameCode.parse(code)
-    DailyDeal.objects.create(
-        date=utc_today(), variant=parsed.variant_id, deal=deal_get(code=parsed)
-    )
+def prepare_today(variant: str) -> tuple[list[dict[str, Any]], Game]:
+    """Today's daily deal of ``variant`` as the daily-deals job prepares it: a secret
+    long code, proven winnable, so a ranked attempt can be won by its ``proof``.
+    Returns the proof and the game it wins (the engine's: its score and moves)."""
+    daily = daily_deal_prepare(date=utc_today(), variant=variant)
+    assert daily.proof, daily
+    game = new_game(daily.deal.code)
+    for action in daily.proof:
+        game.apply_json(action)
+    assert game.won
+    return daily.proof, game
 
 
 async def subscribe(sockets: Any, day: dt.date, variant: str, client: Any = None) -> Socket:
@@ -169,7 +171,7 @@ async def test_subscribing_ping_and_bad_frames(make_player, sockets):
 
 
 async def test_finished_ranked_attempts_reach_that_boards_subscribers_only(make_player, sockets):
-    await make_today_daily(WIN_CODE)
+    proof, won = await prepare_today("SH1-C4")
     today = utc_today()
     alice, bob, carol, dan = [await new_player(make_player) for _ in range(4)]
     board = await subscribe(sockets, today, "SH1-C4")
@@ -184,8 +186,9 @@ async def test_finished_ranked_attempts_reach_that_boards_subscribers_only(make_
 
     # Alice plays a few moves (nothing for the board), then resigns over HTTP.
     alice_daily = await start(alice, daily="SH1-C4")
-    assert alice_daily["code"] == WIN_CODE and alice_daily["ranked"] is True
-    await sync_to_async(http_play)(alice, alice_daily["id"], line_of(WIN_CODE)[:3])
+    assert alice_daily["code"] is None  # a running daily names no code
+    assert alice_daily["variant"] == "SH1-C4" and alice_daily["ranked"] is True
+    await sync_to_async(http_play)(alice, alice_daily["id"], proof[:3])
     assert await board.receive_nothing(timeout=0.3)
     resigned = await http_resign(alice, alice_daily["id"])
     for sub in (board, board_signed_in):
@@ -194,7 +197,10 @@ async def test_finished_ranked_attempts_reach_that_boards_subscribers_only(make_
         assert row["won"] is False and row["status"] == "resigned"
         assert row["moves"] == resigned["moves"] == 3
         assert row["score"] == resigned["score"] and row["ms"] == resigned["elapsed_ms"]
-        assert row == http_row(await http_board(alice, today, "SH1-C4"), alice.username)
+        alice_board = await http_board(alice, today, "SH1-C4")
+        assert row == http_row(alice_board, alice.username)
+        # Resigning opens no replay while the day runs (PRODUCT.md, anti-cheat).
+        assert alice_board["replays_open"] is False and alice_board["me"]["replay"] is None
 
     # Bob resigns over his game socket.
     bob_daily = await start(bob, daily="SH1-C4")
@@ -213,15 +219,19 @@ async def test_finished_ranked_attempts_reach_that_boards_subscribers_only(make_
     # Carol wins over her game socket: first place.
     carol_daily = await start(carol, daily="SH1-C4")
     carol_socket = await game_socket(sockets, carol_daily["id"], carol)
-    for seq, action in enumerate(line_of(WIN_CODE)):
-        await carol_socket.send({"seq": seq, "action": action.to_json()})
+    for seq, action in enumerate(proof):
+        await carol_socket.send({"seq": seq, "action": action})
         replies = [await carol_socket.recv(), await carol_socket.recv()]
         assert {m["type"] for m in replies} == {"ack", "state"}, replies
     row = await finished_rows(board, today, "SH1-C4", count=3)
     assert row["rank"] == 1 and row["player"] == carol.username
-    assert row["won"] is True and row["status"] == "won" and row["score"] == 520
-    assert row["moves"] == len(line_of(WIN_CODE))
-    assert row == http_row(await http_board(carol, today, "SH1-C4"), carol.username)
+    assert row["won"] is True and row["status"] == "won" and row["score"] == won.score
+    assert row["moves"] == won.moves
+    carol_board = await http_board(carol, today, "SH1-C4")
+    assert row == http_row(carol_board, carol.username)
+    # Over HTTP the winner has replay links; the socket's rows never carry one.
+    assert carol_board["replays_open"] is True
+    assert all(r["replay"] for r in carol_board["results"])
     await finished_rows(board_signed_in, today, "SH1-C4", count=3)
 
     for sub in (board, board_signed_in, *others):

@@ -1,5 +1,5 @@
 """``GET /api/live/``: the games in progress a player may watch (PRODUCT.md, anti-cheat:
-none on a daily deal still running that the viewer has not finished)."""
+none on a daily deal still running that the viewer has not won; none names its code)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,23 @@ import datetime as dt
 from typing import Any
 
 from accounts.models import User
-from games.dailies import daily_deal_get, utc_today
+from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import GameCode
 from games.models import Attempt
 from games.services import _create_attempt
 
-FIELDS = ("id", "variant", "code", "player", "ranked", "moves", "score", "started_at", "watch")
+FIELDS = (
+    "id",
+    "variant",
+    "code",
+    "daily",
+    "player",
+    "ranked",
+    "moves",
+    "score",
+    "started_at",
+    "watch",
+)
 PRACTICE = "SH1-C4-AAAAAAE"
 MOVES = [  # the first moves of the winning line of PRACTICE (tests/engine/search.py)
     {"type": "move", "from": "t4", "to": "f3", "count": 1},
@@ -58,6 +69,7 @@ def entry(attempt: dict[str, Any]) -> dict[str, Any]:
         "id": attempt["id"],
         "variant": attempt["variant"],
         "code": attempt["code"],
+        "daily": attempt["daily"],
         "player": attempt["player"],
         "ranked": attempt["ranked"],
         "moves": attempt["moves"],
@@ -87,6 +99,7 @@ def test_lists_other_players_games_in_progress(make_player):
     assert set(games) == {moved["id"], fresh["id"]}
     assert listed(games, moved) and listed(games, fresh)
     assert games[moved["id"]]["moves"] == 2
+    assert (games[moved["id"]]["code"], games[moved["id"]]["daily"]) == (PRACTICE, None)
 
     # Each player's own game is left out of their list, not out of others'.
     assert set(live(alice)) == {fresh["id"], mine["id"]}
@@ -97,22 +110,41 @@ def test_lists_other_players_games_in_progress(make_player):
     assert set(live(viewer)) == {fresh["id"]}
 
 
-def test_games_on_a_running_daily_deal_wait_until_the_viewer_finished_it(make_player):
-    viewer, carol, dave, erin, frank, gina, hank = [make_player() for _ in range(7)]
+def win(client: Any, variant: str) -> dict[str, Any]:
+    """Win today's ranked ``variant`` (prepared proven) by playing the solver's line."""
+    attempt = start(client, daily=variant)
+    proof = daily_deal_prepare(date=utc_today(), variant=variant).proof
+    assert proof, "today's daily must be prepared (proven) before anyone starts it"
+    won = play(client, attempt, proof)
+    assert won["status"] == "won" and won["ranked"] is True
+    return won
+
+
+def test_games_on_a_running_daily_deal_wait_until_the_viewer_won_it(make_player):
+    viewer, carol, dave, erin, frank, gina, hank, wendy = [make_player() for _ in range(8)]
     today = utc_today()
+    daily = daily_deal_prepare(date=today, variant="SH1-C4")  # proven: it can be won
+    # The daily's code, read where only the server has it: the API never sends it.
+    key = GameCode.parse(daily.deal.code)
+    assert key.long
 
     carol_daily = start(carol, daily="SH1-C4")  # ranked, today's SH1-C4
-    number = GameCode.parse(carol_daily["code"]).number
+    assert carol_daily["code"] is None and carol_daily["variant"] == "SH1-C4"
+    assert carol_daily["daily"] == today.isoformat()
     # Dave finished his ranked attempt, then practises the same cards with two cells.
     resign(dave, start(dave, daily="SH1-C4"))
-    same_cards = start(dave, code=str(GameCode("SH1", "C2", number)))
+    same_cards = start(dave, code=str(GameCode("SH1", "C2", key.number, long=True)))
+    assert same_cards["code"] is None and same_cards["ranked"] is False
+    assert same_cards["daily"] == today.isoformat()
     erin_daily = start(erin, daily="EH1-N")  # another daily deal, still running
-    # The same deal number in the other game deals other cards: not a spoiler.
-    other_game = start(hank, code=str(GameCode("EH1", "N", number)))
-    # Yesterday's daily deal is over: its games show, ranked or practice.
+    # The same key in the other game deals other cards: not a spoiler.
+    other_game = start(hank, code=str(GameCode("EH1", "N", key.number, long=True)))
+    assert other_game["code"] and other_game["daily"] is None
+    # Yesterday's daily deal is over: its games show, ranked or practice, with their code.
     yesterday = daily_deal_get(date=today - dt.timedelta(days=1), variant="SH1-C4")
-    assert yesterday.deal.number != number
+    assert yesterday.deal.code != daily.deal.code
     old_practice = start(frank, code=yesterday.deal.code)
+    assert old_practice["code"] == yesterday.deal.code
     old_ranked = _create_attempt(
         player=User.objects.get(username=gina.username),
         deal=yesterday.deal,
@@ -121,6 +153,8 @@ def test_games_on_a_running_daily_deal_wait_until_the_viewer_finished_it(make_pl
     )
     old_ranked_json = gina.get(f"/api/games/{old_ranked.pk}/").json()
     assert old_ranked_json["ranked"] is True
+    assert old_ranked_json["code"] == yesterday.deal.code
+    assert old_ranked_json["daily"] == yesterday.date.isoformat()
 
     always = {other_game["id"], old_practice["id"], old_ranked.pk}
     hidden = {carol_daily["id"], same_cards["id"], erin_daily["id"]}
@@ -133,17 +167,24 @@ def test_games_on_a_running_daily_deal_wait_until_the_viewer_finished_it(make_pl
     viewer_daily = start(viewer, daily="SH1-C4")  # started, still playing: still hidden
     assert set(live(viewer)) == always
 
-    resign(viewer, viewer_daily)  # finished (a resignation counts)
-    games = live(viewer)
-    assert set(games) == always | {carol_daily["id"], same_cards["id"]}
-    assert listed(games, carol_daily) and listed(games, same_cards)
-    assert erin_daily["id"] not in games  # today's EH1-N is still to play
-
+    resign(viewer, viewer_daily)  # finished, not won: a resignation opens nothing
+    assert set(live(viewer)) == always
+    # Dave resigned too: Carol's game and his own practice's cards stay hidden from him.
+    assert not hidden & set(live(dave))
     # Carol, still playing, sees no one else's game on her deal.
     assert not hidden & set(live(carol))
-    # Dave finished: he sees Carol's daily game; Erin's EH1-N stays hidden from him.
-    dave_sees = set(live(dave))
-    assert carol_daily["id"] in dave_sees and erin_daily["id"] not in dave_sees
+
+    win(wendy, "SH1-C4")  # won: she has seen every card of today's SH1-C4
+    games = live(wendy)
+    assert set(games) == always | {carol_daily["id"], same_cards["id"]}
+    assert listed(games, carol_daily) and listed(games, same_cards)
+    for game in (games[carol_daily["id"]], games[same_cards["id"]]):
+        assert (game["code"], game["daily"]) == (None, today.isoformat())  # still no code
+    assert erin_daily["id"] not in games  # today's EH1-N is still to play
+
+    # Everyone else still waits for the day to end.
+    for client in (viewer, dave, carol, erin):
+        assert not {carol_daily["id"], same_cards["id"]} & set(live(client))
     assert Attempt.objects.filter(pk__in=hidden, status="playing").count() == 3
 
 
