@@ -47,6 +47,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from config.api import RateThrottle
 from config.errors import ApiError
 from games.engine import EasyHarp, EngineError, Move, action_from_json, new_game
 
@@ -218,8 +219,6 @@ def client_address(request: Any) -> str | None:
     """The client address of a request exactly as the throttles see it
     (``config.api.RateThrottle``: X-Forwarded-For only from ``NUM_PROXIES``
     proxies), or None when it is not an IP address."""
-    from config.api import RateThrottle
-
     ident = RateThrottle().get_ident(request)
     try:
         return str(ipaddress.ip_address((ident or "").strip()))
