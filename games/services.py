@@ -156,7 +156,6 @@ def _announce(attempt: Attempt, game: Game) -> dict[str, Any]:
     if attempt.finished:
         if attempt.ranked:
             transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
-            tasks.queue_on_commit(tasks.review_attempt, attempt.pk)  # fair play (flags only)
         tasks.queue_on_commit(tasks.verify_attempt, attempt.pk)
     elif isinstance(game, Seahaven) and worth_proving(game):
         tasks.queue_on_commit(tasks.prove_lost, attempt.pk, attempt.seq)
@@ -271,7 +270,11 @@ def replay_problem(attempt: Attempt) -> str | None:
 def attempt_verify(*, attempt_id: int) -> bool | None:
     """Replay a finished attempt's action log and record whether it matches what
     was stored (PRODUCT.md, anti-cheat); a failed one leaves the leaderboard.
-    Returns the verdict (None: no such finished attempt). Safe to run twice."""
+    Returns the verdict (None: no such finished attempt). Safe to run twice.
+    A ranked attempt's fair-play review follows, on the log just checked (one
+    message on the queue per finish; a lost check queued again brings it too)."""
+    from . import tasks
+
     attempt = (
         Attempt.objects.select_related("deal", "daily", "player").filter(pk=attempt_id).first()
     )
@@ -290,6 +293,8 @@ def attempt_verify(*, attempt_id: int) -> bool | None:
         if changed and attempt.ranked:
             attempt.verified = verified
             transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+        if attempt.ranked:
+            tasks.queue_on_commit(tasks.review_attempt, attempt_id)
     return verified
 
 

@@ -11,6 +11,8 @@ from django.core.cache import cache
 from django.db import connection, connections
 from rest_framework.test import APIClient
 
+from games.dailies import daily_deal_prepare, utc_today
+
 _names = itertools.count()
 
 
@@ -25,6 +27,25 @@ requires_postgres = pytest.mark.skipif(
 requires_redis = pytest.mark.skipif(
     not settings.REDIS_URL, reason="needs the real Redis (none answered on 127.0.0.1:6379)"
 )
+
+
+def win_daily(client: Any, variant: str) -> dict[str, Any]:
+    """Win today's daily of ``variant`` through the HTTP API by playing the solver's
+    line: the day is prepared proven first, as the job prepares it. Returns the
+    attempt object after the winning action."""
+    daily = daily_deal_prepare(date=utc_today(), variant=variant)
+    assert daily.proof, f"no proven {variant} daily"
+    started = client.send("/api/games/", {"daily": variant})
+    assert started.status_code in (200, 201), started.content
+    attempt = started.json()
+    for seq, action in enumerate(daily.proof):
+        response = client.send(
+            f"/api/games/{attempt['id']}/actions/", {"seq": seq, "action": action}
+        )
+        assert response.status_code == 200, response.content
+    won = response.json()
+    assert won["won"] is True and won["status"] == "won", won
+    return won
 
 
 def assert_error(response: Any, status: int | tuple[int, ...], code: str | None = None) -> dict:

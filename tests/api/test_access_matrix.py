@@ -58,7 +58,7 @@ from accounts.models import User
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
-from tests.conftest import Client, assert_error
+from tests.conftest import Client, assert_error, win_daily
 from tests.realtime.conftest import socket_for
 
 PASSWORD = "correct horse battery"
@@ -131,18 +131,6 @@ def _subject(attempt: dict[str, Any]) -> Subject:
     return Subject(attempt["id"], code, attempt["variant"], attempt["daily"] or "", secret)
 
 
-def _win(client: Client, variant: str) -> None:
-    """Play today's proven daily of ``variant`` to a win through the API."""
-    attempt = _start(client, daily=variant)
-    proof = DailyDeal.objects.get(date=utc_today(), variant=variant).proof
-    for seq, action in enumerate(proof):
-        response = client.send(
-            f"/api/games/{attempt['id']}/actions/", {"seq": seq, "action": action}
-        )
-        assert response.status_code == 200, response.content
-    assert response.json()["won"] is True
-
-
 def build_world() -> World:
     roles = ("owner", "other", "resigned", "winner")
     clients = {role: _signed_up(f"matrix-{role}") for role in roles}
@@ -176,7 +164,7 @@ def build_world() -> World:
     for variant in ("SH1-C4", "EH1-N"):
         _start(clients["other"], daily=variant)
         _resign(clients["resigned"], _start(clients["resigned"], daily=variant))
-        _win(clients["winner"], variant)
+        win_daily(clients["winner"], variant)
 
     missing = Attempt.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000
     users = {role: User.objects.get(username=f"matrix-{role}") for role in clients}

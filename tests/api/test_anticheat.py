@@ -20,7 +20,7 @@ from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import encode_deal, new_game
 from games.models import Action, Attempt, DailyDeal
 from games.services import _create_attempt
-from tests.conftest import Client
+from tests.conftest import Client, win_daily
 from tests.hidden import CARD, check_hidden, check_response, engine_state, hidden_only, odd_actions
 
 # --- helpers -------------------------------------------------------------------------------
@@ -51,17 +51,6 @@ def daily_code(variant: str) -> str:
     """Today's daily code, read where only the server has it: the API never sends
     it (PRODUCT.md, fair daily deals). An attacker's best case: they know it."""
     return daily_deal_get(date=utc_today(), variant=variant).deal.code
-
-
-def win(client: Client, variant: str) -> dict[str, Any]:
-    """Win today's (proven) daily of ``variant`` by playing the solver's line."""
-    attempt = start(client, daily=variant)
-    daily = daily_deal_prepare(date=utc_today(), variant=variant)
-    for seq, action in enumerate(daily.proof):
-        response = act(client, attempt["id"], seq, action)
-        assert response.status_code == 200, response.content
-    assert response.json()["won"] is True
-    return response.json()
 
 
 def check_daily(client: Client, attempt_ids: list[int]) -> None:
@@ -257,7 +246,7 @@ def test_todays_daily_replay_only_after_winning_that_daily(make_player, anon):
     resign(other, theirs["id"])  # resigning is not winning
     assert refused(other.get(replay_url), 403)["code"] == "spoiler"
 
-    win(winner, "SH1-C2")
+    win_daily(winner, "SH1-C2")
     allowed = winner.get(replay_url)
     assert allowed.status_code == 200
     full = new_game(daily_code("SH1-C2")).view(full=True)

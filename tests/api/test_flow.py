@@ -4,6 +4,7 @@ issue 13: the running daily is never named; its replays are for its winners)."""
 from games.dailies import commitment, daily_deal_prepare, utc_today
 from games.engine import Move, load_game, new_game
 from games.models import Attempt
+from tests.conftest import win_daily
 
 
 def test_register_play_daily_finish_and_see_leaderboard(player, make_player):
@@ -55,11 +56,7 @@ def test_register_play_daily_finish_and_see_leaderboard(player, make_player):
 
     # Another player wins the daily with the solver's line: replays open to them.
     winner = make_player()
-    theirs = winner.send("/api/games/", {"daily": "SH1-C4"}).json()
-    for seq, action in enumerate(prepared.proof):
-        won = winner.send(f"/api/games/{theirs['id']}/actions/", {"seq": seq, "action": action})
-        assert won.status_code == 200, won.content
-    assert won.json()["status"] == "won" and won.json()["code"] is None
+    assert win_daily(winner, "SH1-C4")["code"] is None
     assert {d["variant"]: d for d in winner.get("/api/daily/").json()["deals"]}["SH1-C4"][
         "replays_open"
     ] is True
