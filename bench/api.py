@@ -245,6 +245,7 @@ def main() -> int:
         **os.environ,
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
         "SECRET_KEY": "bench-only-secret-not-for-production",
+        "DAILY_DEAL_SECRET": "bench-only-daily-secret-not-for-production",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "REGISTER_RATE": "1000/hour",  # repeated runs must not hit the sign-up throttle

@@ -17,17 +17,15 @@ deals fc-solve solves that ours does not — which must be empty. (fc-solve's "I
 could not solve this game" is not a proof: its default search is not complete.)
 
 Last, "prepare a day": for a date-like seed, how long finding a proven-winnable
-deal takes per variant when trying candidate numbers in order, as the daily-deal
-job does (``games/dailies.py``; the candidates here come from the same keyed
-hash with a bench key instead of the server's secret).
+deal takes per variant when trying candidates in order, as the daily-deal job
+does (``games/dailies.py``; the candidates come from the same function,
+``games/daily_keys.py``, with a bench key instead of the server's secret).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
-import hmac
 import platform
 import random
 import shutil
@@ -42,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.measure import machine, percentile
+from games.daily_keys import candidate_codes
 from games.engine import EngineError, Game, GameCode, new_game
 from games.engine.codes import MAX_DEAL
 from games.engine.solver import Outcome, Solution, solve
@@ -161,10 +160,7 @@ def run_fc_solve(code: GameCode, limit: float) -> Result:
 
 def day_candidates(day: str, variant: str, key: bytes) -> Iterable[GameCode]:
     """The candidate deals of ``day``, in the order the daily-deal job tries them."""
-    game, letter = variant.split("-")
-    for index in range(MAX_DEAL):
-        digest = hmac.new(key, f"daily:{day}:{variant}:{index}".encode(), hashlib.sha256).digest()
-        yield GameCode(game, letter, int.from_bytes(digest[:8], "big") % MAX_DEAL + 1)
+    return candidate_codes(secret=key, date=dt.date.fromisoformat(day), variant=variant)
 
 
 @dataclass
@@ -274,7 +270,7 @@ def main() -> None:
         dates = [(start + dt.timedelta(days=i)).isoformat() for i in range(args.days)]
         print(f"\nPrepare a day: {args.days} day(s) from {args.day}, candidates in order")
         print(
-            f"{'variant':<8} {'day':<10} {'deal':<15} {'tried':>5} {'unknown':>7} {'time':>9} par"
+            f"{'variant':<8} {'day':<10} {'deal':<33} {'tried':>5} {'unknown':>7} {'time':>9} par"
         )
         day_variants = [f"SH1-{v}" for v in SEAHAVEN_VARIANTS if v in variants]
         day_variants += ["EH1-N"] if with_eh else []
@@ -283,13 +279,13 @@ def main() -> None:
             for date, done in zip(dates, days, strict=True):
                 deal = str(done.code) if done.code else "none found"
                 print(
-                    f"{variant:<8} {date:<10} {deal:<15} {done.tried:>5} {done.unknown:>7} "
+                    f"{variant:<8} {date:<10} {deal:<33} {done.tried:>5} {done.unknown:>7} "
                     f"{fmt(done.seconds):>9} {done.par or '-'}"
                 )
             seconds = [d.seconds for d in days]
             tried = [d.tried for d in days]
             print(
-                f"{variant:<8} {'median':<10} {'':<15} {statistics.median(tried):>5.0f} "
+                f"{variant:<8} {'median':<10} {'':<33} {statistics.median(tried):>5.0f} "
                 f"{'':>7} {fmt(statistics.median(seconds)):>9}  (max {fmt(max(seconds))}, "
                 f"{max(tried)} tried)"
             )

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import hmac
-import itertools
 import logging
 import time
 from collections.abc import Iterator
@@ -40,6 +38,7 @@ from django.utils import timezone
 from games.engine import ALL_VARIANTS, GameCode, new_game, parse_variant
 from games.engine.solver import Outcome, solve
 
+from .daily_keys import candidate_codes
 from .models import DailyDeal, Deal
 
 log = logging.getLogger(__name__)
@@ -105,19 +104,9 @@ def _canonical(variant: str) -> tuple[str, str]:
 
 def daily_candidates(*, date: dt.date, variant: str) -> Iterator[GameCode]:
     """The deals ``date`` may play in ``variant``, in the order they are tried:
-    long codes whose keys are HMAC-SHA256 of the date, variant and index under
-    ``DAILY_DEAL_SECRET`` (the first 128 bits; C2b). Keys never repeat in
-    practice (2^-128), so no day can share another's deal."""
-    game, variant = _canonical(variant)
-    letter = variant.split("-")[1]
-    secret = settings.DAILY_DEAL_SECRET.encode()
-    for index in itertools.count():
-        digest = hmac.new(
-            secret, f"daily:{date.isoformat()}:{variant}:{index}".encode(), hashlib.sha256
-        ).digest()
-        key = int.from_bytes(digest[:16], "big")
-        if key:  # 0 is no key (C2b)
-            yield GameCode(game, letter, key, long=True)
+    long codes keyed by ``DAILY_DEAL_SECRET`` (``games/daily_keys.py``). Keys
+    never repeat in practice (2^-128), so no day can share another's deal."""
+    return candidate_codes(secret=settings.DAILY_DEAL_SECRET.encode(), date=date, variant=variant)
 
 
 @dataclass(frozen=True)
