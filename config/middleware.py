@@ -1,7 +1,7 @@
 """Request middleware: refuse bodies over 64 KiB (413, PRODUCT.md); time each request.
 
-Both work sync and async, so under daphne the chain stays async down to the view
-and a request crosses to a worker thread once, not once per sync middleware.
+They work sync and async alike; under daphne the whole chain runs sync, in
+one crossing to the worker thread (``config/asgi.py``).
 """
 
 import logging

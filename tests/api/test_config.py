@@ -4,10 +4,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from asgiref.sync import SyncToAsync
+from asgiref.testing import ApplicationCommunicator
 from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler
 
+from config.asgi import OneCrossingHandler, application
 from games.models import Action
 from tests.conftest import assert_error, requires_postgres
 
@@ -15,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def settings_in_subprocess(env: dict[str, str], expr: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    secrets = ("SECRET_KEY", "DAILY_DEAL_SECRET", "DEBUG")
+    clean = {k: v for k, v in os.environ.items() if k not in secrets}
     clean.pop("DATABASE_URL", None)
     clean.pop("REDIS_URL", None)
     code = f"import config.settings as s; print({expr})"
@@ -35,9 +41,22 @@ def test_secret_key_is_required_outside_debug():
     assert "Set SECRET_KEY" in out.stderr
 
 
+def test_daily_deal_secret_is_required_outside_debug_and_is_not_secret_key():
+    """PRODUCT.md, fair daily deals: the daily keys' secret is a setting of its own."""
+    out = settings_in_subprocess({"SECRET_KEY": "x"}, "s.DEBUG")
+    assert out.returncode != 0
+    assert "Set DAILY_DEAL_SECRET" in out.stderr
+    both = settings_in_subprocess(
+        {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}, "s.SECRET_KEY, s.DAILY_DEAL_SECRET"
+    )
+    assert both.stdout.strip() == "x y", both.stderr
+    debug = settings_in_subprocess({"DEBUG": "1"}, "s.DAILY_DEAL_SECRET != s.SECRET_KEY")
+    assert debug.stdout.strip() == "True", debug.stderr
+
+
 def test_debug_is_off_unless_asked_and_embedded_defaults_apply():
     out = settings_in_subprocess(
-        {"SECRET_KEY": "x"},
+        {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"},
         "s.DEBUG, s.DATABASES['default']['ENGINE'], s.CACHES['default']['BACKEND']",
     )
     assert out.returncode == 0, out.stderr
@@ -52,6 +71,7 @@ def test_database_and_redis_urls_are_read():
     out = settings_in_subprocess(
         {
             "SECRET_KEY": "x",
+            "DAILY_DEAL_SECRET": "y",
             "DATABASE_URL": "postgres://u@db.example:5433/name",
             "REDIS_URL": "redis://cache.example:6379/1",
             "ALLOWED_HOSTS": "a.example, b.example",
@@ -129,8 +149,72 @@ def test_behind_an_https_proxy_cookies_are_secure_and_hsts_is_on():
         "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0, "
         "s.SECURE_PROXY_SSL_HEADER"
     )
-    out = settings_in_subprocess({"SECRET_KEY": "x", "HTTPS": "1"}, expr)
+    out = settings_in_subprocess({"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y", "HTTPS": "1"}, expr)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True True True ('HTTP_X_FORWARDED_PROTO', 'https')"
-    plain = settings_in_subprocess({"SECRET_KEY": "x"}, "hasattr(s, 'SESSION_COOKIE_SECURE')")
+    plain = settings_in_subprocess(
+        {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}, "hasattr(s, 'SESSION_COOKIE_SECURE')"
+    )
     assert plain.stdout.strip() == "False"  # plain HTTP (the embedded run, the tests)
+
+
+class HopCounter:
+    """Counts crossings from the event loop to a thread (asgiref's SyncToAsync)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        original = SyncToAsync.__call__
+
+        async def counting(this: SyncToAsync, *args: object, **kwargs: object) -> object:
+            self.count += 1
+            return await original(this, *args, **kwargs)
+
+        monkeypatch.setattr(SyncToAsync, "__call__", counting)
+
+
+async def http_get(app: Any, path: str) -> int:
+    """One GET through an ASGI ``app``, as daphne hands it over; the status."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"localhost")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    app = ApplicationCommunicator(app, scope)
+    await app.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await app.receive_output(timeout=10)
+    while (await app.receive_output(timeout=10)).get("more_body"):
+        pass
+    await app.wait(timeout=10)
+    return start["status"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_an_api_request_crosses_to_a_thread_once_not_once_per_middleware_hook(monkeypatch):
+    """Issue 14: under daphne, Django's own ASGI handler crosses from the event
+    loop to the worker thread once per hook of its (async capable) middleware
+    and once for the view; ours (``config/asgi.py``) runs them in one crossing.
+    Besides it, Django's handler sends ``request_started`` and closes the
+    response through one crossing each."""
+    hops = HopCounter(monkeypatch)
+    ours = OneCrossingHandler()
+    assert await http_get(ours, "/api/daily/") == 200  # today's deals made
+    hops.count = 0
+    assert await http_get(ours, "/api/daily/") == 200
+    assert hops.count == 3, hops.count
+    # The production app routes HTTP to it.
+    assert application.application_mapping["http"].__class__ is OneCrossingHandler
+
+    djangos = ASGIHandler()
+    hops.count = 0
+    assert await http_get(djangos, "/api/daily/") == 200
+    assert hops.count >= 15, hops.count
