@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-solver messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,11 @@ bench-api: $(VENV)/.installed
 
 bench-ws: $(VENV)/.installed
 	$(PY) bench/ws_load.py
+
+## bench-cost: server CPU per action (daphne, PostgreSQL, worker, Redis) over the websocket
+## and over HTTP on the production process set, against its floor measured in the same run
+bench-cost: $(VENV)/.installed
+	$(PY) bench/cost.py
 
 bench-solver: $(VENV)/.installed
 	$(PY) bench/solver.py
