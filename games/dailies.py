@@ -78,6 +78,12 @@ def utc_today() -> dt.date:
     return timezone.now().astimezone(dt.UTC).date()
 
 
+def day_end(date: dt.date) -> dt.datetime:
+    """00:00 UTC after the day ``date``: its ranked games' clocks stop, its deals
+    are revealed."""
+    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
+
+
 def day_over(date: dt.date) -> bool:
     """Whether the day ``date`` (UTC) has ended: its deals are no longer secret."""
     return date < utc_today()

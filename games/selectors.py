@@ -14,7 +14,14 @@ from accounts.models import User
 from config.errors import ApiError
 from games.engine import ALL_VARIANTS, Game, GameCode, action_from_json, load_game, new_game
 
-from .dailies import commitment, daily_deal_get, daily_deals_open, day_over, utc_today
+from .dailies import (
+    commitment,
+    daily_deal_get,
+    daily_deals_open,
+    day_end,
+    day_over,
+    utc_today,
+)
 
 if TYPE_CHECKING:
     from .services import Applied
@@ -208,10 +215,6 @@ def replay_url(attempt_id: int) -> str:
     return reverse("game-replay", kwargs={"attempt_id": attempt_id})
 
 
-def _day_end(date: dt.date) -> dt.datetime:
-    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
-
-
 REPLAYS_CLOSED = (
     "Replays of a daily deal open to players who won it, and to everyone when the day is over."
 )
@@ -261,7 +264,7 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
             entry["code"] = daily.deal.code
             entry["proof"] = daily.proof
         deals.append(entry)
-    end = _day_end(date)
+    end = day_end(date)
     return {
         "date": date.isoformat(),
         "over": over,

@@ -35,7 +35,7 @@ from games.engine.codes import MAX_DEAL
 from games.engine.solver import Outcome, solve
 
 from . import realtime
-from .dailies import daily_deal_get, daily_deals_open, deal_get, utc_today
+from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
 from .models import Action, Attempt, DailyDeal, Deal
 from .selectors import viewer_finished_daily
 
@@ -301,10 +301,6 @@ def attempt_verify(*, attempt_id: int) -> bool | None:
 STALE_PRACTICE = dt.timedelta(days=7)
 
 
-def _day_end(date: dt.date) -> dt.datetime:
-    return dt.datetime.combine(date + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
-
-
 def attempts_close_stale(*, now: dt.datetime | None = None) -> int:
     """Close, as abandoned with their current score, the daily attempts still open
     when their UTC day has ended (the clock stops at the day's end) and practice
@@ -327,7 +323,7 @@ def attempts_close_stale(*, now: dt.datetime | None = None) -> int:
             )
             if attempt is None:
                 continue
-            end = min(now, _day_end(attempt.daily.date)) if attempt.daily else now
+            end = min(now, day_end(attempt.daily.date)) if attempt.daily else now
             _finish(attempt, Attempt.Status.ABANDONED, end)
             attempt.save(update_fields=FINISH_FIELDS)
             _announce(attempt, load_game(attempt.state))
