@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -27,7 +28,6 @@ from config.errors import ApiError
 from .dailies import utc_today
 from .fairplay import client_address
 from .selectors import (
-    applied_json,
     attempt_for_viewer,
     attempt_json,
     attempt_of_player,
@@ -98,6 +98,19 @@ class StartSerializer(StrictSerializer):
 class ActionSerializer(StrictSerializer):
     seq = StrictIntegerField(min_value=0)
     action = StrictObjectField()
+
+
+def action_input(body: Any) -> tuple[int, dict[str, Any]]:
+    """``seq`` and ``action`` of an action body (HTTP or websocket). The usual exact
+    shape is taken at once; anything else goes through ``ActionSerializer``,
+    which names what is wrong."""
+    if type(body) is dict and body.keys() == {"seq", "action"}:
+        seq, action = body["seq"], body["action"]
+        if type(seq) is int and seq >= 0 and type(action) is dict:
+            return seq, action
+    data = ActionSerializer(data=body)
+    data.is_valid(raise_exception=True)
+    return data.validated_data["seq"], data.validated_data["action"]
 
 
 class AttemptSerializer(serializers.Serializer):  # documentation of attempt_json
@@ -247,13 +260,13 @@ class ActionsView(APIView):
         examples=ACTION_EXAMPLES,
         summary="Apply one action; seq = actions accepted so far",
     )
-    def post(self, request: Request, attempt_id: int) -> Response:
-        data = ActionSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+    def post(self, request: Request, attempt_id: int) -> HttpResponse:
+        seq, action = action_input(request.data)
         applied = attempt_apply_action(
-            attempt_id=attempt_id, player=request.user, **data.validated_data
+            attempt_id=attempt_id, player=request.user, seq=seq, action=action
         )
-        return Response(applied_json(applied, viewer=request.user))
+        # The attempt object as the player sees it, encoded once in the service.
+        return HttpResponse(applied.game_text, content_type="application/json")
 
 
 class ResignView(APIView):

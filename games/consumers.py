@@ -21,10 +21,10 @@ from config.api import rate_limit
 from config.errors import ApiError, describe_error, error_body
 from games.engine import EngineError, parse_variant
 
-from .api import ActionSerializer
+from .api import action_input
 from .models import Attempt
 from .realtime import game_group, leaderboard_group
-from .selectors import applied_json, attempt_for_viewer, attempt_json
+from .selectors import attempt_for_viewer, attempt_json
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
@@ -122,19 +122,17 @@ def _load_snapshot(attempt_id: int) -> dict[str, Any]:
     return _snapshot(Attempt.objects.select_related("player", "daily").get(pk=attempt_id))
 
 
-def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> dict[str, Any]:
-    body = {k: v for k, v in message.items() if k != "type"}
-    data = ActionSerializer(data=body)
-    data.is_valid(raise_exception=True)
+def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> str:
+    """Apply an action frame; the ``ack``, encoded around the attempt object the
+    service encoded (the ``state`` broadcast carried the same)."""
+    seq, action = action_input({k: v for k, v in message.items() if k != "type"})
     rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
-    applied = attempt_apply_action(attempt_id=attempt_id, player=user, **data.validated_data)
-    return {
-        "type": "ack",
-        "seq": data.validated_data["seq"],
-        "v": applied.attempt.seq,
-        "duplicate": applied.duplicate,
-        "game": applied_json(applied, viewer=user),
-    }
+    applied = attempt_apply_action(attempt_id=attempt_id, player=user, seq=seq, action=action)
+    duplicate = "true" if applied.duplicate else "false"
+    return (
+        f'{{"type":"ack","seq":{seq},"v":{applied.attempt.seq},"duplicate":{duplicate},'
+        f'"game":{applied.game_text}}}'
+    )
 
 
 def _resign(attempt_id: int, user: Any) -> dict[str, Any]:
@@ -181,9 +179,10 @@ class GameConsumer(JsonSocket):
         user = self.scope["user"]
         if kind == "resign":
             reply = await database_sync_to_async(_resign)(self.attempt_id, user)
+            await self.send_json(reply)
         else:  # {"seq": N, "action": {...}}, with or without "type": "action"
-            reply = await database_sync_to_async(_act)(self.attempt_id, user, message)
-        await self.send_json(reply)
+            ack = await database_sync_to_async(_act)(self.attempt_id, user, message)
+            await self.send(text_data=ack)
 
 
 def _parse_board(date: str, variant: str) -> tuple[dt.date, str]:

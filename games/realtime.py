@@ -32,31 +32,34 @@ def leaderboard_group(date: dt.date, variant: str) -> str:
     return f"leaderboard.{date.isoformat()}.{variant}"
 
 
-def publish(group: str, message: dict[str, Any]) -> None:
-    """Send ``message`` (JSON-ready) to every socket of ``group``; never raise.
-    The text is encoded once here, not once per socket."""
+def encode(message: Any) -> str:
+    """A message as sent: compact JSON, encoded once however many sockets get it."""
+    return json.dumps(message, separators=(",", ":"))
+
+
+def state_text(v: int, game_text: str) -> str:
+    """The ``state`` event around an attempt object already encoded: the player's
+    view of the game after action ``v``."""
+    return f'{{"type":"state","v":{v},"game":{game_text}}}'
+
+
+def publish(group: str, message: dict[str, Any] | str) -> None:
+    """Send ``message`` (JSON-ready, or encoded) to every socket of ``group``;
+    never raise."""
     layer = get_channel_layer()
     if layer is None:
         return
+    text = message if isinstance(message, str) else encode(message)
     try:
-        async_to_sync(layer.group_send)(group, {"type": "relay", "text": json.dumps(message)})
+        async_to_sync(layer.group_send)(group, {"type": "relay", "text": text})
     except Exception:  # the action is committed; a lost event is healed by a snapshot
         log.warning("broadcast to %s failed", group, exc_info=True)
 
 
-def game_event(attempt: Attempt, game: Game) -> dict[str, Any]:
-    """The ``state`` event: the player's view of the game after action ``v``."""
-    return {
-        "type": "state",
-        "v": attempt.seq,
-        "game": attempt_json(attempt, viewer=attempt.player, game=game),
-    }
-
-
-def game_changed(attempt: Attempt, game: Game) -> dict[str, Any]:
-    event = game_event(attempt, game)
-    publish(game_group(attempt.pk), event)
-    return event
+def game_changed(attempt: Attempt, game: Game) -> None:
+    """Tell the game's sockets its new state (after commit)."""
+    view = attempt_json(attempt, viewer=attempt.player, game=game)
+    publish(game_group(attempt.pk), state_text(attempt.seq, encode(view)))
 
 
 def leaderboard_changed(attempt: Attempt) -> None:

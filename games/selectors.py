@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
@@ -22,9 +22,6 @@ from .dailies import (
     day_over,
     utc_today,
 )
-
-if TYPE_CHECKING:
-    from .services import Applied
 from .models import Action, Attempt, DailyDeal
 
 Viewer = User | AnonymousUser
@@ -90,16 +87,6 @@ def attempt_json(
         "duplicate": duplicate,
         "view": view,
     }
-
-
-def applied_json(applied: Applied, *, viewer: Viewer) -> dict[str, Any]:
-    """The answer to an applied action: the attempt object the ``state`` broadcast
-    already carried (the player's own view), else built now (a resend)."""
-    if "game" in applied.announced:
-        return dict(applied.announced["game"], duplicate=applied.duplicate)
-    return attempt_json(
-        applied.attempt, viewer=viewer, duplicate=applied.duplicate, game=applied.game
-    )
 
 
 def viewer_finished_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:

@@ -10,12 +10,14 @@ Tasks are queued on commit too, so none sees a change that was rolled back.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import secrets
-from dataclasses import dataclass, field
+import threading
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -37,7 +39,7 @@ from games.engine.solver import Outcome, solve
 from . import realtime
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
 from .models import Action, Attempt, DailyDeal, Deal
-from .selectors import viewer_finished_daily
+from .selectors import attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
 
@@ -143,34 +145,151 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
     attempt.elapsed_ms = attempt.ms_since_start(now)
 
 
-def _announce(attempt: Attempt, game: Game) -> dict[str, Any]:
-    """After commit — never for a change that was rolled back — tell the game's
-    sockets, and the day's leaderboard when a ranked attempt ends; queue the
-    replay check of a finished attempt, or the dead-end proof of a Seahaven
-    position worth one. Returns a dict that, once committed, holds the ``state``
-    event sent (answers reuse it)."""
+def _announce(attempt: Attempt, game: Game) -> str:
+    """Inside the transaction: build the ``state`` event — the attempt object as its
+    player sees it, encoded once — and have it sent to the game's sockets on
+    commit (never for a change rolled back); the day's leaderboard too when a
+    ranked attempt ends. Queue on commit the replay check
+    of a finished attempt, or the dead-end proof of a Seahaven position worth
+    one. Returns the encoded attempt object, for the answer."""
     from . import tasks
 
-    announced: dict[str, Any] = {}
-    transaction.on_commit(lambda: announced.update(realtime.game_changed(attempt, game)))
+    game_text = realtime.encode(attempt_json(attempt, viewer=attempt.player, game=game))
+    event = realtime.state_text(attempt.seq, game_text)
+    transaction.on_commit(lambda: realtime.publish(realtime.game_group(attempt.pk), event))
     if attempt.finished:
         if attempt.ranked:
             transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
         tasks.queue_on_commit(tasks.verify_attempt, attempt.pk)
     elif isinstance(game, Seahaven) and worth_proving(game):
-        tasks.queue_on_commit(tasks.prove_lost, attempt.pk, attempt.seq)
-    return announced
+        tasks.queue_proof(attempt.pk)
+    return game_text
 
 
 @dataclass(frozen=True)
 class Applied:
     attempt: Attempt
-    game: Game
-    """The engine's game as committed (saves loading it again to answer)."""
+    """The attempt as committed (its ``state`` column not read: see ``GAMES``)."""
     duplicate: bool
     """The action had been applied already (a resend): nothing was applied now."""
-    announced: dict[str, Any] = field(default_factory=dict)
-    """The ``state`` event broadcast after commit (empty for a resend)."""
+    game_text: str
+    """The attempt object of PRODUCT.md as its player sees it, JSON-encoded: the
+    answer, and (unless a resend) what the ``state`` event carried."""
+
+
+# --- the action path ------------------------------------------------------------------------
+#
+# Every action runs this, so it is written for its cost (issue 14): the attempt
+# row is locked and read by one prepared statement without its 5 KB state (a
+# process keeps the engine games it played, see ``GameCache``), the log row and
+# the attempt are written by two more, and the answer is encoded once.
+
+_A = Attempt._meta.db_table
+_D = DailyDeal._meta.db_table
+_LOCK_COLUMNS = (
+    "id",
+    "player_id",
+    "deal_id",
+    "daily_id",
+    "ranked",
+    "status",
+    "seq",
+    "score",
+    "moves",
+    "won",
+    "started_at",
+    "finished_at",
+    "elapsed_ms",
+    "verified",
+    "lost_seq",
+)
+_LOCK_SQL = (
+    f"SELECT {', '.join(f'a.{c}' for c in _LOCK_COLUMNS)}, d.date, d.variant"
+    f" FROM {_A} a LEFT JOIN {_D} d ON d.id = a.daily_id WHERE a.id = %s"
+)
+_STATE_SQL = f"SELECT state FROM {_A} WHERE id = %s"
+_LOG_SQL = (
+    f"INSERT INTO {Action._meta.db_table} (attempt_id, seq, sent, action, ms, score, moves)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+)
+_WRITE_SQL = (
+    f"UPDATE {_A} SET state = %s, seq = %s, score = %s, moves = %s, won = %s, status = %s,"
+    " finished_at = %s, elapsed_ms = %s, updated_at = %s WHERE id = %s"
+)
+
+
+def _aware(moment: dt.datetime | None) -> dt.datetime | None:
+    # PostgreSQL answers aware datetimes; SQLite naive ones, in UTC.
+    return moment.replace(tzinfo=dt.UTC) if moment and moment.tzinfo is None else moment
+
+
+def _lock_for_action(*, attempt_id: int, player: User) -> Attempt:
+    """The attempt row locked, read without its state: an Attempt whose ``state``
+    is deferred (read only if asked), with its player and daily deal."""
+    lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_SQL + lock, [attempt_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+    values = dict(zip(_LOCK_COLUMNS, row, strict=False))
+    if values["player_id"] != player.pk:
+        raise ApiError(403, "not_yours", "Only the player of a game can act on it.")
+    values["started_at"] = _aware(values["started_at"])
+    values["finished_at"] = _aware(values["finished_at"])
+    attempt = Attempt.from_db(connection.alias, list(values), list(values.values()))
+    attempt.player = player
+    if attempt.daily_id is not None:
+        date, variant = row[len(_LOCK_COLUMNS) :]
+        if isinstance(date, str):
+            date = dt.date.fromisoformat(date)
+        attempt.daily = DailyDeal.from_db(
+            connection.alias, ["id", "date", "variant"], [attempt.daily_id, date, variant]
+        )
+    return attempt
+
+
+class GameCache:
+    """The engine games this process played last, so that an action need not read
+    and rebuild its game from the stored state (5 KB; ~0.3 ms). An entry is the
+    game after ``seq`` actions of one attempt; it is trusted only when the
+    attempt's locked row says the same ``seq`` and start — any process may have
+    applied an action since, and then the row is read. A game is taken out
+    while an action changes it and put back once that is committed, so a
+    rolled-back change is never kept."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.games: dict[int, tuple[tuple[dt.datetime, int], Game]] = {}
+        self.lock = threading.Lock()
+
+    def take(self, attempt: Attempt) -> Game | None:
+        with self.lock:
+            entry = self.games.pop(attempt.pk, None)
+        if entry is None or entry[0] != (attempt.started_at, attempt.seq):
+            return None
+        return entry[1]
+
+    def put(self, attempt: Attempt, game: Game) -> None:
+        with self.lock:
+            self.games.pop(attempt.pk, None)
+            self.games[attempt.pk] = ((attempt.started_at, attempt.seq), game)
+            while len(self.games) > self.size:
+                del self.games[next(iter(self.games))]
+
+
+GAMES = GameCache(size=4096)
+
+
+def _game_of(attempt: Attempt) -> Game:
+    """The attempt's game, from this process's cache or else from its stored state."""
+    game = GAMES.take(attempt)
+    if game is None:
+        with connection.cursor() as cursor:
+            cursor.execute(_STATE_SQL, [attempt.pk])
+            (state,) = cursor.fetchone()
+        game = load_game(json.loads(state) if isinstance(state, str) else state)
+    return game
 
 
 def attempt_apply_action(
@@ -180,45 +299,72 @@ def attempt_apply_action(
     (PRODUCT.md), the engine asked, the action logged — committed before any
     answer. A refusal raises and changes nothing."""
     with transaction.atomic():
-        attempt = _locked_attempt(attempt_id=attempt_id, player=player)
-        game = load_game(attempt.state)
-        parsed = action_from_json(action, game.piles)
-        sent = parsed.to_json()
-        if seq < attempt.seq:
-            done = Action.objects.filter(attempt=attempt, seq=seq).first()
-            if done is not None and done.sent == sent:
-                return Applied(attempt, game, duplicate=True)
-        if seq != attempt.seq:
-            raise ApiError(
-                409,
-                "seq_conflict",
-                f"This game has accepted {attempt.seq} actions; send seq {attempt.seq}.",
-                seq=attempt.seq,
-            )
-        if attempt.finished:
-            raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
-        if attempt.daily is not None and attempt.ranked and attempt.daily.date < utc_today():
-            # The ranked game belongs to its UTC day; the housekeeping job closes it.
-            raise ApiError(409, "day_over", f"The daily deal of {attempt.daily.date} is over.")
-        resolved = game.apply(parsed)
+        attempt = _lock_for_action(attempt_id=attempt_id, player=player)
+        game = _game_of(attempt)
+        try:
+            parsed = action_from_json(action, game.piles)
+            sent = parsed.to_json()
+            if seq < attempt.seq:
+                done = Action.objects.filter(attempt=attempt, seq=seq).first()
+                if done is not None and done.sent == sent:
+                    view = attempt_json(attempt, viewer=player, duplicate=True, game=game)
+                    return Applied(attempt, duplicate=True, game_text=realtime.encode(view))
+            if seq != attempt.seq:
+                raise ApiError(
+                    409,
+                    "seq_conflict",
+                    f"This game has accepted {attempt.seq} actions; send seq {attempt.seq}.",
+                    seq=attempt.seq,
+                )
+            if attempt.finished:
+                raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+            if attempt.daily is not None and attempt.ranked and attempt.daily.date < utc_today():
+                # The ranked game belongs to its UTC day; the housekeeping job closes it.
+                raise ApiError(409, "day_over", f"The daily deal of {attempt.daily.date} is over.")
+            resolved = game.resolve(parsed)
+        except BaseException:
+            GAMES.put(attempt, game)  # unchanged: nothing was applied
+            raise
+        game.play(resolved)
         now = timezone.now()
-        Action.objects.create(
-            attempt=attempt,
-            seq=seq,
-            sent=sent,
-            action=resolved.to_json(),
-            ms=attempt.ms_since_start(now),
-            score=game.score,
-            moves=game.moves,
-        )
-        attempt.state = game.to_json()
         attempt.seq = seq + 1
         attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
         if game.won:
             _finish(attempt, Attempt.Status.WON, now)
-        attempt.save(update_fields=[*PLAY_FIELDS, *FINISH_FIELDS] if game.won else PLAY_FIELDS)
-        announced = _announce(attempt, game)
-    return Applied(attempt, game, duplicate=False, announced=announced)
+        ops = connection.ops
+        adapt_json, adapt_time = ops.adapt_json_value, ops.adapt_datetimefield_value
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _LOG_SQL,
+                [
+                    attempt.pk,
+                    seq,
+                    adapt_json(sent, None),
+                    adapt_json(resolved.to_json(), None),
+                    attempt.ms_since_start(now),
+                    game.score,
+                    game.moves,
+                ],
+            )
+            cursor.execute(
+                _WRITE_SQL,
+                [
+                    adapt_json(game.to_json(), None),
+                    attempt.seq,
+                    attempt.score,
+                    attempt.moves,
+                    attempt.won,
+                    attempt.status,
+                    adapt_time(attempt.finished_at),
+                    attempt.elapsed_ms,
+                    adapt_time(now),
+                    attempt.pk,
+                ],
+            )
+        game_text = _announce(attempt, game)
+        if not attempt.finished:
+            transaction.on_commit(lambda: GAMES.put(attempt, game))
+    return Applied(attempt, duplicate=False, game_text=game_text)
 
 
 def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
@@ -343,16 +489,22 @@ def worth_proving(game: Seahaven) -> bool:
     return not game.won and all(game.piles[cell] for cell in game.cells)
 
 
-def attempt_prove_lost(*, attempt_id: int, seq: int) -> bool:
-    """Search the attempt's position after action ``seq`` for a win; if the
-    solver proves there is none, record it and tell the game's sockets ("this
-    position can no longer be won"). Anything less — a win found, the budget
-    spent, the game moved on — records and says nothing, so the player learns
-    no more than the proof (issue 5). Returns whether it was proven lost."""
+def attempt_prove_lost(*, attempt_id: int, seq: int | None = None) -> bool:
+    """Search the attempt's position after action ``seq`` (None: its position now,
+    if ``worth_proving``) for a win; if the solver proves there is none, record
+    it and tell the game's sockets ("this position can no longer be won").
+    Anything less — a win found, the budget spent, the game moved on — records
+    and says nothing, so the player learns no more than the proof (issue 5).
+    Returns whether it was proven lost."""
     attempt = Attempt.objects.select_related("player", "daily").filter(pk=attempt_id).first()
-    if attempt is None or attempt.seq != seq or attempt.finished or attempt.lost_seq == seq:
+    if attempt is None:
+        return False
+    seq = attempt.seq if seq is None else seq
+    if attempt.seq != seq or attempt.finished or attempt.lost_seq == seq:
         return False
     game = load_game(attempt.state)
+    if not isinstance(game, Seahaven) or not worth_proving(game):
+        return False
     if solve(game, nodes=PROOF_NODES).outcome is not Outcome.UNWINNABLE:
         return False
     with transaction.atomic():

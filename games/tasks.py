@@ -9,6 +9,7 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -29,6 +30,33 @@ def queue_on_commit(task: Task, *args: Any) -> None:
             task.delay(*args)
         except Exception:
             log.warning("%s%r not queued: the broker did not answer", task.name, args)
+
+    transaction.on_commit(send)
+
+
+PROOF_PENDING_S = 300
+"""At most this long one queued proof keeps others of its attempt off the queue
+(a lost message must not silence the attempt's proofs for good)."""
+
+
+def _proof_key(attempt_id: int) -> str:
+    return f"proof-pending:{attempt_id}"
+
+
+def queue_proof(attempt_id: int) -> None:
+    """On commit, queue the dead-end proof of an attempt's position — coalesced: at
+    most one is pending per attempt (a key in the shared cache says so), and it
+    runs on the position the attempt has when a worker takes it, so a queue
+    that lags behind a player moving with full cells holds one proof of theirs,
+    not one an action. Like ``queue_on_commit``, a broker or cache that does not answer is a
+    warning: a proof is only ever a bonus (issue 5)."""
+
+    def send() -> None:
+        try:
+            if cache.add(_proof_key(attempt_id), 1, timeout=PROOF_PENDING_S):
+                prove_lost.delay(attempt_id)
+        except Exception:
+            log.warning("proof of %s not queued: the broker did not answer", attempt_id)
 
     transaction.on_commit(send)
 
@@ -82,5 +110,9 @@ def close_stale_attempts() -> int:
 
 
 @shared_task
-def prove_lost(attempt_id: int, seq: int) -> bool:
+def prove_lost(attempt_id: int, seq: int | None = None) -> bool:
+    """``seq`` None (as ``queue_proof`` sends): the position the attempt has now;
+    actions from here on queue a proof of their own."""
+    if seq is None:
+        cache.delete(_proof_key(attempt_id))
     return services.attempt_prove_lost(attempt_id=attempt_id, seq=seq)

@@ -364,6 +364,13 @@ class Game(ABC):
     def apply(self, action: Action) -> Move | Stock | Undo:
         """Check and play ``action``; return it in its resolved (recorded) form."""
         resolved = self.resolve(action)
+        self.play(resolved)
+        return resolved
+
+    def play(self, resolved: Move | Stock | Undo) -> None:
+        """Play what :meth:`resolve` returned for this very position (checked then,
+        not again): :meth:`apply` in two steps, for a caller that must decide
+        between checking and changing the game."""
         if isinstance(resolved, Move):
             self.play_move(resolved)
         elif isinstance(resolved, Stock):
@@ -372,7 +379,6 @@ class Game(ABC):
             self.depth += 1
         else:
             self.undo_step(self.history.pop())
-        return resolved
 
     def apply_json(self, data: object) -> Move | Stock | Undo:
         """Parse an action from decoded JSON (untrusted), then :meth:`apply` it."""
@@ -444,6 +450,17 @@ class Game(ABC):
         return self.columns + self.cells + self.foundations
 
     def generate_moves(self) -> Iterator[Move | Stock]:
+        """The legal moves, listed once per position: the player's view (its
+        ``dead_end``), the stored game and the targets each ask, every action.
+        A position is known by ``(moves, depth)``: every move and draw raises
+        ``moves``, every undo lowers ``depth``, so no pair comes back."""
+        when = (self.moves, self.depth)
+        listed = self.__dict__.get("_listed")
+        if listed is None or listed[0] != when:
+            listed = self._listed = (when, tuple(self._generate_moves()))
+        return iter(listed[1])
+
+    def _generate_moves(self) -> Iterator[Move | Stock]:
         if self.won:
             return
         if self.stock_refusal() is None:

@@ -269,3 +269,26 @@ def test_checks_still_pending_after_a_while_are_queued_again(player):
     assert verify_pending_attempts() == 1  # tasks run in-process in the tests
     assert Attempt.objects.get(pk=late["id"]).verified is True
     assert Attempt.objects.get(pk=fresh["id"]).verified is None
+
+
+def test_dead_end_proofs_are_coalesced_one_pending_per_attempt(
+    player, django_capture_on_commit_callbacks
+):
+    """While a proof of an attempt waits on the queue, actions queue no other:
+    the one pending proves the position the attempt has when it runs."""
+    from django.core.cache import cache
+
+    from games.tasks import _proof_key, prove_lost
+
+    code, move = lost_deal()
+    game = start(player, code=code)
+    cache.add(_proof_key(game["id"]), 1)  # as if a proof were on the queue already
+    with django_capture_on_commit_callbacks(execute=True):
+        body = act(player, game["id"], 0, move.to_json()).json()
+    assert body["unwinnable"] is False  # no second proof was queued, none ran
+    assert Attempt.objects.get(pk=game["id"]).lost_seq is None
+    # The worker takes the pending one: it proves the attempt's position now.
+    assert prove_lost(game["id"]) is True
+    assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
+    assert cache.get(_proof_key(game["id"])) is None  # the next action may queue one
+    assert player.get(f"/api/games/{game['id']}/").json()["unwinnable"] is True

@@ -44,6 +44,7 @@ from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
 from deploy.stack import admin_sql, free_port, migrate, start_daphne
+from games.engine import new_game
 from tests.conftest import requires_postgres, requires_redis
 from tests.engine.search import find_win
 
@@ -308,19 +309,14 @@ def reconnect(port: int, path: str, browser: Browser) -> ClientConnection:
 # --- the test ----------------------------------------------------------------------
 
 
-def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
-    line = find_win(CODE)
-    assert line is not None, f"the search found no win for {CODE}"
-    winning = [action.to_json() for action in line]
-    half = len(winning) // 2
-    assert 2 <= half < len(winning) - 1
-
+@contextlib.contextmanager
+def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
+    """Daphnes A and B up on a fresh database and Redis db 13, dropped after."""
     db_name = f"patience_e2e_{secrets.token_hex(4)}"
-    db_url = f"postgres://postgres@127.0.0.1:5432/{db_name}"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": db_url,
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db_name}",
         "REDIS_URL": REDIS_URL,
         "SECRET_KEY": secrets.token_hex(16),  # daily deals are keyed apart: never CODE
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -331,142 +327,18 @@ def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
     store = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
     a = Daphne("A", free_port(), env, tmp_path / "daphne-a.log")
     b = Daphne("B", free_port(), env, tmp_path / "daphne-b.log")
-    sockets: list[ClientConnection] = []
     created = False
     try:
         store.flushdb()
         admin_sql(f"CREATE DATABASE {db_name}")
         created = True
         migrate(env)
-
-        # 1. Two daphnes, one database, one Redis.
         a.start()
         b.start()
         a.wait_until_up()
         b.wait_until_up()
-
-        # 2. P on A starts a practice game; S and T sign up on B.
-        tag = secrets.token_hex(3)
-        p = Browser(f"p_{tag}").register(a.port)
-        s = Browser(f"s_{tag}").register(b.port)
-        t = Browser(f"t_{tag}").register(b.port)
-        game = p.expect(a.port, "POST", "/api/games/", {"code": CODE}, status=201)
-        game_id = game["id"]
-        assert game["status"] == "playing" and game["seq"] == 0 and game["ranked"] is False
-        game_path = f"/ws/games/{game_id}/"
-        today = dt.datetime.now(dt.UTC).date().isoformat()
-
-        # 3. P's socket on A; S's socket and a leaderboard subscriber on B.
-        p_ws = open_socket(a.port, game_path, p)
-        sockets.append(p_ws)
-        player = Player(p_ws)
-        assert player.snapshot()["v"] == 0
-        s_ws = open_socket(b.port, game_path, s)
-        sockets.append(s_ws)
-        watcher = Spectator(s_ws)
-        assert watcher.first_snapshot()["v"] == 0
-        board_ws = open_socket(b.port, f"/ws/leaderboard/{today}/{VARIANT}/", None)
-        sockets.append(board_ws)
-        subscribed = next(messages(board_ws, "subscribed"))
-        assert subscribed == {"type": "subscribed", "date": today, "variant": VARIANT}
-
-        # 4. The first half, each action acknowledged; S sees v = 1, 2, … from B.
-        for seq in range(half):
-            player.play(seq, winning[seq])
-            watcher.sync_to(seq + 1, heal=False)
-        assert watcher.states == list(range(1, half + 1))
-
-        # 5. A dies with an action in flight; P reconnects to the restarted A and
-        # resends it with the same seq: applied once, whatever happened.
-        def crash_and_resume(seq: int, *, committed: bool) -> bool:
-            """Send action ``seq`` and SIGKILL A: at once (``committed`` False: its
-            fate unknown), or once B has broadcast its commit but before P read
-            the ack. Returns whether it had been applied before the kill."""
-            nonlocal p_ws, player
-            player.send(seq, winning[seq])
-            if committed:
-                watcher.sync_to(seq + 1, heal=False)
-            a.kill()
-            close_quietly(p_ws)
-            sockets.remove(p_ws)
-            a.start()
-            a.wait_until_up()
-            p_ws = reconnect(a.port, game_path, p)
-            sockets.append(p_ws)
-            player = Player(p_ws)
-            v = player.snapshot()["v"]
-            assert v in (seq, seq + 1), f"snapshot v {v} after sending seq {seq}"
-            assert v == seq + 1 or not committed, f"B showed v {seq + 1}, A's snapshot {v}"
-            applied = v == seq + 1
-            player.send(seq, winning[seq])  # the same seq again: applied at most once
-            ack = player.ack(seq)
-            assert ack["duplicate"] is applied, (v, ack)
-            assert ack["v"] == seq + 1 and ack["game"]["seq"] == seq + 1, ack
-            # An older action resent is acknowledged as a duplicate too, changing nothing.
-            player.send(seq - 1, winning[seq - 1])
-            again = player.ack(seq - 1)
-            assert again["duplicate"] is True, again
-            assert again["v"] == seq + 1 and again["game"]["seq"] == seq + 1, again
-            watcher.sync_to(seq + 1, heal=True)
-            return applied
-
-        applied = crash_and_resume(half, committed=False)
-        later = (half + len(winning)) // 2
-        for seq in range(half + 1, later):
-            player.play(seq, winning[seq])
-            watcher.sync_to(seq + 1, heal=True)
-        assert crash_and_resume(later, committed=True) is True
-        print(f"in flight at the first kill: applied {applied}; healed {watcher.healed}")
-
-        # The rest of the line, through the restarted A, to the win.
-        for seq in range(later + 1, len(winning)):
-            last = player.play(seq, winning[seq])
-            watcher.sync_to(seq + 1, heal=True)
-        assert last["game"]["status"] == "won" and last["game"]["score"] == 520, last["game"]
-
-        # 6. Read back through B: won, the replay is exactly the line, once.
-        final = p.expect(b.port, "GET", f"/api/games/{game_id}/")
-        assert final["status"] == "won" and final["won"] is True
-        assert final["score"] == 520 and final["seq"] == len(winning)
-        replay = p.expect(b.port, "GET", f"/api/games/{game_id}/replay/")
-        assert replay["actions"] == winning
-        assert len(replay["log"]) == len(winning) and replay["log"][-1]["score"] == 520
-        # S: versions strictly increasing, every one of 1..N seen (or healed by a snapshot).
-        assert watcher.states == sorted(set(watcher.states)), watcher.states
-        assert watcher.covered == set(range(1, len(winning) + 1)), watcher.healed
-        assert watcher.v == len(winning)
-        with psycopg.connect(
-            db_url.replace("postgres://", "postgresql://"), connect_timeout=5
-        ) as c:
-            count, distinct, low, high = c.execute(
-                "SELECT count(*), count(DISTINCT seq), min(seq), max(seq)"
-                " FROM games_action WHERE attempt_id = %s",
-                [game_id],
-            ).fetchone()
-        assert (count, distinct, low, high) == (len(winning), len(winning), 0, len(winning) - 1)
-
-        # 7. T's ranked daily: started on B, resigned through the restarted A; the
-        # subscriber on B hears of it (A → Redis → B).
-        daily = t.expect(b.port, "POST", "/api/games/", {"daily": VARIANT}, status=201)
-        assert daily["ranked"] is True and daily["daily"] == today
-        resigned = t.expect(a.port, "POST", f"/api/games/{daily['id']}/resign/")
-        assert resigned["status"] == "resigned"
-        for message in messages(board_ws, f"leaderboard rows for {t.username}"):
-            assert message["type"] == "rows", message
-            mine = [row for row in message["rows"] if row["player"] == t.username]
-            if mine:
-                break
-        assert message["date"] == today and message["variant"] == VARIANT
-        assert message["count"] >= 1
-        row = mine[0]
-        assert row["status"] == "resigned" and row["won"] is False and row["rank"] >= 1
-        assert row["replay"] is None
-    except ConnectionClosed as exc:
-        logs = f"--- A ---\n{a.tail()}\n--- B ---\n{b.tail()}"
-        raise AssertionError(f"a socket closed unexpectedly: {exc!r}\n{logs}") from exc
+        yield a, b
     finally:
-        for ws in sockets:
-            close_quietly(ws)
         a.stop()
         b.stop()
         if created:
@@ -474,3 +346,171 @@ def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
             admin_sql(f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)")
         store.flushdb()
         store.close()
+
+
+def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
+    line = find_win(CODE)
+    assert line is not None, f"the search found no win for {CODE}"
+    winning = [action.to_json() for action in line]
+    half = len(winning) // 2
+    assert 2 <= half < len(winning) - 1
+
+    sockets: list[ClientConnection] = []
+    with two_daphnes(tmp_path) as (a, b):
+        try:
+            # 2. P on A starts a practice game; S and T sign up on B.
+            tag = secrets.token_hex(3)
+            p = Browser(f"p_{tag}").register(a.port)
+            s = Browser(f"s_{tag}").register(b.port)
+            t = Browser(f"t_{tag}").register(b.port)
+            game = p.expect(a.port, "POST", "/api/games/", {"code": CODE}, status=201)
+            game_id = game["id"]
+            assert game["status"] == "playing" and game["seq"] == 0 and game["ranked"] is False
+            game_path = f"/ws/games/{game_id}/"
+            today = dt.datetime.now(dt.UTC).date().isoformat()
+
+            # 3. P's socket on A; S's socket and a leaderboard subscriber on B.
+            p_ws = open_socket(a.port, game_path, p)
+            sockets.append(p_ws)
+            player = Player(p_ws)
+            assert player.snapshot()["v"] == 0
+            s_ws = open_socket(b.port, game_path, s)
+            sockets.append(s_ws)
+            watcher = Spectator(s_ws)
+            assert watcher.first_snapshot()["v"] == 0
+            board_ws = open_socket(b.port, f"/ws/leaderboard/{today}/{VARIANT}/", None)
+            sockets.append(board_ws)
+            subscribed = next(messages(board_ws, "subscribed"))
+            assert subscribed == {"type": "subscribed", "date": today, "variant": VARIANT}
+
+            # 4. The first half, each action acknowledged; S sees v = 1, 2, … from B.
+            for seq in range(half):
+                player.play(seq, winning[seq])
+                watcher.sync_to(seq + 1, heal=False)
+            assert watcher.states == list(range(1, half + 1))
+
+            # 5. A dies with an action in flight; P reconnects to the restarted A and
+            # resends it with the same seq: applied once, whatever happened.
+            def crash_and_resume(seq: int, *, committed: bool) -> bool:
+                """Send action ``seq`` and SIGKILL A: at once (``committed`` False: its
+                fate unknown), or once B has broadcast its commit but before P read
+                the ack. Returns whether it had been applied before the kill."""
+                nonlocal p_ws, player
+                player.send(seq, winning[seq])
+                if committed:
+                    watcher.sync_to(seq + 1, heal=False)
+                a.kill()
+                close_quietly(p_ws)
+                sockets.remove(p_ws)
+                a.start()
+                a.wait_until_up()
+                p_ws = reconnect(a.port, game_path, p)
+                sockets.append(p_ws)
+                player = Player(p_ws)
+                v = player.snapshot()["v"]
+                assert v in (seq, seq + 1), f"snapshot v {v} after sending seq {seq}"
+                assert v == seq + 1 or not committed, f"B showed v {seq + 1}, A's snapshot {v}"
+                applied = v == seq + 1
+                player.send(seq, winning[seq])  # the same seq again: applied at most once
+                ack = player.ack(seq)
+                assert ack["duplicate"] is applied, (v, ack)
+                assert ack["v"] == seq + 1 and ack["game"]["seq"] == seq + 1, ack
+                # An older action resent is acknowledged as a duplicate too, changing nothing.
+                player.send(seq - 1, winning[seq - 1])
+                again = player.ack(seq - 1)
+                assert again["duplicate"] is True, again
+                assert again["v"] == seq + 1 and again["game"]["seq"] == seq + 1, again
+                watcher.sync_to(seq + 1, heal=True)
+                return applied
+
+            applied = crash_and_resume(half, committed=False)
+            later = (half + len(winning)) // 2
+            for seq in range(half + 1, later):
+                player.play(seq, winning[seq])
+                watcher.sync_to(seq + 1, heal=True)
+            assert crash_and_resume(later, committed=True) is True
+            print(f"in flight at the first kill: applied {applied}; healed {watcher.healed}")
+
+            # The rest of the line, through the restarted A, to the win.
+            for seq in range(later + 1, len(winning)):
+                last = player.play(seq, winning[seq])
+                watcher.sync_to(seq + 1, heal=True)
+            assert last["game"]["status"] == "won" and last["game"]["score"] == 520, last["game"]
+
+            # 6. Read back through B: won, the replay is exactly the line, once.
+            final = p.expect(b.port, "GET", f"/api/games/{game_id}/")
+            assert final["status"] == "won" and final["won"] is True
+            assert final["score"] == 520 and final["seq"] == len(winning)
+            replay = p.expect(b.port, "GET", f"/api/games/{game_id}/replay/")
+            assert replay["actions"] == winning
+            assert len(replay["log"]) == len(winning) and replay["log"][-1]["score"] == 520
+            # S: versions strictly increasing, every one of 1..N seen (or healed by a snapshot).
+            assert watcher.states == sorted(set(watcher.states)), watcher.states
+            assert watcher.covered == set(range(1, len(winning) + 1)), watcher.healed
+            assert watcher.v == len(winning)
+            with psycopg.connect(
+                a.env["DATABASE_URL"].replace("postgres://", "postgresql://"), connect_timeout=5
+            ) as c:
+                count, distinct, low, high = c.execute(
+                    "SELECT count(*), count(DISTINCT seq), min(seq), max(seq)"
+                    " FROM games_action WHERE attempt_id = %s",
+                    [game_id],
+                ).fetchone()
+            assert (count, distinct, low, high) == (len(winning), len(winning), 0, len(winning) - 1)
+
+            # 7. T's ranked daily: started on B, resigned through the restarted A; the
+            # subscriber on B hears of it (A → Redis → B).
+            daily = t.expect(b.port, "POST", "/api/games/", {"daily": VARIANT}, status=201)
+            assert daily["ranked"] is True and daily["daily"] == today
+            resigned = t.expect(a.port, "POST", f"/api/games/{daily['id']}/resign/")
+            assert resigned["status"] == "resigned"
+            for message in messages(board_ws, f"leaderboard rows for {t.username}"):
+                assert message["type"] == "rows", message
+                mine = [row for row in message["rows"] if row["player"] == t.username]
+                if mine:
+                    break
+            assert message["date"] == today and message["variant"] == VARIANT
+            assert message["count"] >= 1
+            row = mine[0]
+            assert row["status"] == "resigned" and row["won"] is False and row["rank"] >= 1
+            assert row["replay"] is None
+        except ConnectionClosed as exc:
+            logs = f"--- A ---\n{a.tail()}\n--- B ---\n{b.tail()}"
+            raise AssertionError(f"a socket closed unexpectedly: {exc!r}\n{logs}") from exc
+        finally:
+            for ws in sockets:
+                close_quietly(ws)
+
+
+def test_a_game_played_through_both_daphnes_in_turn_is_never_served_stale(
+    tmp_path: Path,
+) -> None:
+    """Each process keeps the games it played (``games.services.GameCache``). P
+    plays one game over a socket on A and one on B in turn, so each process's
+    cached game is one action behind at every action it gets: every answer
+    must still be the engine's position after the whole line so far."""
+    line = find_win(CODE)
+    assert line is not None, f"the search found no win for {CODE}"
+    sockets: list[ClientConnection] = []
+    with two_daphnes(tmp_path) as (a, b):
+        try:
+            p = Browser(f"p_{secrets.token_hex(3)}").register(a.port)
+            game_id = p.expect(a.port, "POST", "/api/games/", {"code": CODE}, status=201)["id"]
+            players = []
+            for daphne in (a, b):
+                sockets.append(open_socket(daphne.port, f"/ws/games/{game_id}/", p))
+                players.append(Player(sockets[-1]))
+                players[-1].snapshot()
+            expected = new_game(CODE)
+            for seq, action in enumerate(line):
+                ack = players[seq % 2].play(seq, action.to_json())
+                expected.apply(action)
+                view = {k: v for k, v in ack["game"]["view"].items() if k != "targets"}
+                assert view == expected.view(), f"seq {seq} through {'AB'[seq % 2]}"
+            assert ack["game"]["status"] == "won"
+            # Read back through each process: the stored game, not a cached one.
+            for daphne in (a, b):
+                assert p.expect(daphne.port, "GET", f"/api/games/{game_id}/")["seq"] == len(line)
+        finally:
+            for ws in sockets:
+                close_quietly(ws)
