@@ -1,6 +1,7 @@
 """One error shape everywhere: ``{"error": {"code": "…", "message": "…"}}`` (PRODUCT.md).
 
-Views raise :class:`ApiError` (or let an engine error through); this module turns
+Views raise :class:`ApiError`, or let a refusal of the games (``games/errors.py``)
+or of the engine through; this module turns
 every exception DRF sees, CSRF failures, and Django's own 404/500 on API paths
 into that shape.
 """
@@ -23,6 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from games.engine import IllegalActionError, MalformedError
+from games.errors import Conflict, Forbidden, GameError, Invalid, NotFound
 
 
 class ApiError(exceptions.APIException):
@@ -34,6 +36,16 @@ class ApiError(exceptions.APIException):
         self.code = code
         self.message = message
         self.extra = extra
+
+
+GAME_ERROR_STATUS: dict[type, int] = {
+    Invalid: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    GameError: 400,
+}
+"""The HTTP status of each kind of refusal the game services raise (games/errors.py)."""
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -77,6 +89,9 @@ def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]
         return 503, error_body("unavailable", UNAVAILABLE_MESSAGE), headers
     if isinstance(exc, ApiError):
         return exc.status_code, error_body(exc.code, exc.message, **exc.extra), headers
+    if isinstance(exc, GameError):
+        status = next(GAME_ERROR_STATUS[k] for k in type(exc).__mro__ if k in GAME_ERROR_STATUS)
+        return status, error_body(exc.code, exc.message, **exc.extra), headers
     if isinstance(exc, MalformedError):
         return 400, error_body(exc.code, exc.message), headers
     if isinstance(exc, IllegalActionError):

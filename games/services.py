@@ -22,7 +22,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from config.errors import ApiError
 from games.engine import (
     EngineError,
     Game,
@@ -38,6 +37,7 @@ from games.engine.solver import Outcome, solve
 
 from . import realtime
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
+from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Action, Attempt, DailyDeal, Deal
 from .selectors import attempt_json, viewer_finished_daily
 
@@ -51,8 +51,7 @@ def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:
     dailies = daily_deals_open(deal=deal)
     for daily in dailies:
         if not viewer_finished_daily(viewer=player, daily=daily):
-            raise ApiError(
-                403,
+            raise Forbidden(
                 "daily_not_finished",
                 "That deal is a daily deal still running: play your ranked attempt first.",
             )
@@ -105,7 +104,7 @@ def attempt_start(
         except IntegrityError:  # the same player opened it twice at once
             return Attempt.objects.get(player=player, daily=today, ranked=True), False
     if practice:
-        raise ApiError(400, "invalid", "'practice' goes with 'daily': practise today's deal.")
+        raise Invalid("invalid", "'practice' goes with 'daily': practise today's deal.")
     if random is not None:
         game, letter = parse_variant(random)
         for _ in range(20):
@@ -128,9 +127,9 @@ def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
         .first()
     )
     if attempt is None:
-        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+        raise NotFound("not_found", f"No game {attempt_id}.")
     if attempt.player_id != player.pk:
-        raise ApiError(403, "not_yours", "Only the player of a game can act on it.")
+        raise Forbidden("not_yours", "Only the player of a game can act on it.")
     return attempt
 
 
@@ -231,10 +230,10 @@ def _lock_for_action(*, attempt_id: int, player: User) -> Attempt:
         cursor.execute(_LOCK_SQL + lock, [attempt_id])
         row = cursor.fetchone()
     if row is None:
-        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+        raise NotFound("not_found", f"No game {attempt_id}.")
     values = dict(zip(_LOCK_COLUMNS, row, strict=False))
     if values["player_id"] != player.pk:
-        raise ApiError(403, "not_yours", "Only the player of a game can act on it.")
+        raise Forbidden("not_yours", "Only the player of a game can act on it.")
     values["started_at"] = _aware(values["started_at"])
     values["finished_at"] = _aware(values["finished_at"])
     attempt = Attempt.from_db(connection.alias, list(values), list(values.values()))
@@ -310,17 +309,16 @@ def attempt_apply_action(
                     view = attempt_json(attempt, viewer=player, duplicate=True, game=game)
                     return Applied(attempt, duplicate=True, game_text=realtime.encode(view))
             if seq != attempt.seq:
-                raise ApiError(
-                    409,
+                raise Conflict(
                     "seq_conflict",
                     f"This game has accepted {attempt.seq} actions; send seq {attempt.seq}.",
                     seq=attempt.seq,
                 )
             if attempt.finished:
-                raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+                raise Conflict("finished", f"This game is over ({attempt.status}).")
             if attempt.daily is not None and attempt.ranked and attempt.daily.date < utc_today():
                 # The ranked game belongs to its UTC day; the housekeeping job closes it.
-                raise ApiError(409, "day_over", f"The daily deal of {attempt.daily.date} is over.")
+                raise Conflict("day_over", f"The daily deal of {attempt.daily.date} is over.")
             resolved = game.resolve(parsed)
         except BaseException:
             GAMES.put(attempt, game)  # unchanged: nothing was applied
@@ -372,7 +370,7 @@ def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
     with transaction.atomic():
         attempt = _locked_attempt(attempt_id=attempt_id, player=player)
         if attempt.finished:
-            raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+            raise Conflict("finished", f"This game is over ({attempt.status}).")
         _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
         attempt.save(update_fields=FINISH_FIELDS)
         _announce(attempt, load_game(attempt.state))
