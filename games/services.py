@@ -202,6 +202,10 @@ _LOCK_COLUMNS = (
     "verified",
     "lost_seq",
 )
+# In the model's field order: ``Attempt.from_db`` reads the values in that order.
+assert list(_LOCK_COLUMNS) == [
+    f.attname for f in Attempt._meta.concrete_fields if f.attname in _LOCK_COLUMNS
+]
 _LOCK_SQL = (
     f"SELECT {', '.join(f'a.{c}' for c in _LOCK_COLUMNS)}, d.date, d.variant"
     f" FROM {_A} a LEFT JOIN {_D} d ON d.id = a.daily_id WHERE a.id = %s"
