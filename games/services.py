@@ -126,14 +126,20 @@ def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
         .filter(pk=attempt_id)
         .first()
     )
-    if attempt is None:
-        raise NotFound("not_found", f"No game {attempt_id}.")
-    if attempt.player_id != player.pk:
-        raise Forbidden("not_yours", "Only the player of a game can act on it.")
+    _check_player(attempt_id, attempt.player_id if attempt else None, player)
+    assert attempt is not None
     return attempt
 
 
-PLAY_FIELDS = ["state", "seq", "score", "moves", "won", "updated_at"]
+def _check_player(attempt_id: int, player_id: int | None, player: User) -> None:
+    """Refuse an action on a game that does not exist (``player_id`` None) or that
+    is not ``player``'s."""
+    if player_id is None:
+        raise NotFound("not_found", f"No game {attempt_id}.")
+    if player_id != player.pk:
+        raise Forbidden("not_yours", "Only the player of a game can act on it.")
+
+
 FINISH_FIELDS = ["status", "finished_at", "elapsed_ms", "updated_at"]
 
 
@@ -233,11 +239,8 @@ def _lock_for_action(*, attempt_id: int, player: User) -> Attempt:
     with connection.cursor() as cursor:
         cursor.execute(_LOCK_SQL + lock, [attempt_id])
         row = cursor.fetchone()
-    if row is None:
-        raise NotFound("not_found", f"No game {attempt_id}.")
-    values = dict(zip(_LOCK_COLUMNS, row, strict=False))
-    if values["player_id"] != player.pk:
-        raise Forbidden("not_yours", "Only the player of a game can act on it.")
+    values = dict(zip(_LOCK_COLUMNS, row or (), strict=False))
+    _check_player(attempt_id, values.get("player_id"), player)
     values["started_at"] = _aware(values["started_at"])
     values["finished_at"] = _aware(values["finished_at"])
     attempt = Attempt.from_db(connection.alias, list(values), list(values.values()))
@@ -311,6 +314,7 @@ def attempt_apply_action(
                 done = Action.objects.filter(attempt=attempt, seq=seq).first()
                 if done is not None and done.sent == sent:
                     view = attempt_json(attempt, viewer=player, duplicate=True, game=game)
+                    GAMES.put(attempt, game)  # unchanged: nothing was applied
                     return Applied(attempt, duplicate=True, game_text=realtime.encode(view))
             if seq != attempt.seq:
                 raise Conflict(
@@ -501,12 +505,13 @@ def attempt_prove_lost(*, attempt_id: int, seq: int | None = None) -> bool:
     attempt = Attempt.objects.select_related("player", "daily").filter(pk=attempt_id).first()
     if attempt is None:
         return False
+    latest = seq is None
     seq = attempt.seq if seq is None else seq
     if attempt.seq != seq or attempt.finished or attempt.lost_seq == seq:
         return False
     game = load_game(attempt.state)
-    if not isinstance(game, Seahaven) or not worth_proving(game):
-        return False
+    if latest and not (isinstance(game, Seahaven) and worth_proving(game)):
+        return False  # the player moved on to a position not worth a proof
     if solve(game, nodes=PROOF_NODES).outcome is not Outcome.UNWINNABLE:
         return False
     with transaction.atomic():

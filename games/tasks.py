@@ -48,8 +48,8 @@ def queue_proof(attempt_id: int) -> None:
     most one is pending per attempt (a key in the shared cache says so), and it
     runs on the position the attempt has when a worker takes it, so a queue
     that lags behind a player moving with full cells holds one proof of theirs,
-    not one an action. Like ``queue_on_commit``, a broker or cache that does not answer is a
-    warning: a proof is only ever a bonus (issue 5)."""
+    not one an action. Like ``queue_on_commit``, a broker or cache that does not
+    answer is a warning: a proof is only ever a bonus (issue 5)."""
 
     def send() -> None:
         try:
