@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from autobahn.exception import Disconnected
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
@@ -48,6 +49,17 @@ CLOSE_NOT_FOUND = 4404
 
 class JsonSocket(AsyncWebsocketConsumer):
     """Shared frame handling: JSON objects in, JSON out, errors as messages."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without the crossing it makes before every message
+        (a frame in, a broadcast relayed) to close the stale database connections
+        of its one shared thread: this consumer's database work runs in
+        ``database_sync_to_async``, which closes them around itself in the
+        thread that holds them, so that crossing only cost CPU (issue 14)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def refuse(self, code: int, why: ApiError | None = None) -> None:
         # Accept first: a close before the handshake completes loses the code.
@@ -99,8 +111,11 @@ class JsonSocket(AsyncWebsocketConsumer):
         raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
 
     async def relay(self, event: dict[str, Any]) -> None:
-        """A group broadcast (``games.realtime.publish``): pass the text on,
-        unless the client has gone in the meantime (its events are best effort)."""
+        """A group broadcast (``games.realtime.publish``): pass the text on, unless
+        it reports this socket's own message (answered already) or the client
+        has gone in the meantime (its events are best effort)."""
+        if event.get("skip") == self.channel_name:
+            return
         with contextlib.suppress(Disconnected):
             await self.send(text_data=event["text"])
 
@@ -122,12 +137,15 @@ def _load_snapshot(attempt_id: int) -> dict[str, Any]:
     return _snapshot(Attempt.objects.select_related("player", "daily").get(pk=attempt_id))
 
 
-def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> str:
-    """Apply an action frame; the ``ack``, encoded around the attempt object the
-    service encoded (the ``state`` broadcast carried the same)."""
+def _act(attempt_id: int, user: Any, message: dict[str, Any], origin: str) -> str:
+    """Apply an action frame from socket ``origin``; the ``ack``, encoded around the
+    attempt object the service encoded (the ``state`` event to the game's other
+    sockets carries the same)."""
     seq, action = action_input({k: v for k, v in message.items() if k != "type"})
     rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
-    applied = attempt_apply_action(attempt_id=attempt_id, player=user, seq=seq, action=action)
+    applied = attempt_apply_action(
+        attempt_id=attempt_id, player=user, seq=seq, action=action, origin=origin
+    )
     duplicate = "true" if applied.duplicate else "false"
     return (
         f'{{"type":"ack","seq":{seq},"v":{applied.attempt.seq},"duplicate":{duplicate},'
@@ -135,8 +153,8 @@ def _act(attempt_id: int, user: Any, message: dict[str, Any]) -> str:
     )
 
 
-def _resign(attempt_id: int, user: Any) -> dict[str, Any]:
-    attempt = attempt_resign(attempt_id=attempt_id, player=user)
+def _resign(attempt_id: int, user: Any, origin: str) -> dict[str, Any]:
+    attempt = attempt_resign(attempt_id=attempt_id, player=user, origin=origin)
     return {"type": "ack", "v": attempt.seq, "game": attempt_json(attempt, viewer=user)}
 
 
@@ -178,10 +196,12 @@ class GameConsumer(JsonSocket):
             raise ApiError(403, "spectator", "Spectators watch; only the player can act.")
         user = self.scope["user"]
         if kind == "resign":
-            reply = await database_sync_to_async(_resign)(self.attempt_id, user)
+            reply = await database_sync_to_async(_resign)(self.attempt_id, user, self.channel_name)
             await self.send_json(reply)
         else:  # {"seq": N, "action": {...}}, with or without "type": "action"
-            ack = await database_sync_to_async(_act)(self.attempt_id, user, message)
+            ack = await database_sync_to_async(_act)(
+                self.attempt_id, user, message, self.channel_name
+            )
             await self.send(text_data=ack)
 
 

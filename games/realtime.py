@@ -43,15 +43,18 @@ def state_text(v: int, game_text: str) -> str:
     return f'{{"type":"state","v":{v},"game":{game_text}}}'
 
 
-def publish(group: str, message: dict[str, Any] | str) -> None:
-    """Send ``message`` (JSON-ready, or encoded) to every socket of ``group``;
-    never raise."""
+def publish(group: str, message: dict[str, Any] | str, skip: str | None = None) -> None:
+    """Send ``message`` (JSON-ready, or encoded) to every socket of ``group`` but
+    ``skip`` (a channel name: the socket that has its answer already); never raise."""
     layer = get_channel_layer()
     if layer is None:
         return
     text = message if isinstance(message, str) else encode(message)
+    event = {"type": "relay", "text": text}
+    if skip is not None:
+        event["skip"] = skip
     try:
-        async_to_sync(layer.group_send)(group, {"type": "relay", "text": text})
+        async_to_sync(layer.group_send)(group, event)
     except Exception:  # the action is committed; a lost event is healed by a snapshot
         log.warning("broadcast to %s failed", group, exc_info=True)
 

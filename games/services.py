@@ -150,18 +150,20 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
     attempt.elapsed_ms = attempt.ms_since_start(now)
 
 
-def _announce(attempt: Attempt, game: Game) -> str:
+def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
     """Inside the transaction: build the ``state`` event — the attempt object as its
     player sees it, encoded once — and have it sent to the game's sockets on
-    commit (never for a change rolled back); the day's leaderboard too when a
-    ranked attempt ends. Queue on commit the replay check
+    commit (never for a change rolled back), but not to ``origin``, the socket
+    whose message made the change (its answer carries the same object); the
+    day's leaderboard too when a ranked attempt ends. Queue on commit the replay check
     of a finished attempt, or the dead-end proof of a Seahaven position worth
     one. Returns the encoded attempt object, for the answer."""
     from . import tasks
 
     game_text = realtime.encode(attempt_json(attempt, viewer=attempt.player, game=game))
     event = realtime.state_text(attempt.seq, game_text)
-    transaction.on_commit(lambda: realtime.publish(realtime.game_group(attempt.pk), event))
+    group = realtime.game_group(attempt.pk)
+    transaction.on_commit(lambda: realtime.publish(group, event, skip=origin))
     if attempt.finished:
         if attempt.ranked:
             transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
@@ -299,11 +301,12 @@ def _game_of(attempt: Attempt) -> Game:
 
 
 def attempt_apply_action(
-    *, attempt_id: int, player: User, seq: int, action: dict[str, Any]
+    *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None = None
 ) -> Applied:
     """Apply one action: one transaction, the attempt row locked, ``seq`` checked
     (PRODUCT.md), the engine asked, the action logged — committed before any
-    answer. A refusal raises and changes nothing."""
+    answer. A refusal raises and changes nothing. ``origin``: the socket that
+    sent it (a channel name), which gets the answer and not the ``state`` event."""
     with transaction.atomic():
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)
         game = _game_of(attempt)
@@ -367,21 +370,22 @@ def attempt_apply_action(
                     attempt.pk,
                 ],
             )
-        game_text = _announce(attempt, game)
+        game_text = _announce(attempt, game, origin)
         if not attempt.finished:
             transaction.on_commit(lambda: GAMES.put(attempt, game))
     return Applied(attempt, duplicate=False, game_text=game_text)
 
 
-def attempt_resign(*, attempt_id: int, player: User) -> Attempt:
-    """Give the attempt up: finished, not won, clock stopped."""
+def attempt_resign(*, attempt_id: int, player: User, origin: str | None = None) -> Attempt:
+    """Give the attempt up: finished, not won, clock stopped. ``origin`` as for
+    ``attempt_apply_action``."""
     with transaction.atomic():
         attempt = _locked_attempt(attempt_id=attempt_id, player=player)
         if attempt.finished:
             raise Conflict("finished", f"This game is over ({attempt.status}).")
         _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
         attempt.save(update_fields=FINISH_FIELDS)
-        _announce(attempt, load_game(attempt.state))
+        _announce(attempt, load_game(attempt.state), origin)
     return attempt
 
 

@@ -14,7 +14,8 @@ games/websocket.md — not from the consumer — says what must come back, and
 keeps the accepted actions and the position after each of them.
 
 After every frame: exactly the answers the oracle expects arrive — an ``ack``
-and the ``state`` broadcast for an accepted action or resignation, an ``ack``
+for an accepted action or resignation (and no ``state``: that goes to the
+game's other sockets; only a proof that a position is lost may come), an ``ack``
 with ``duplicate: true`` for a resend (nothing applied twice), an ``error``
 with a code and a message for anything refused, ``pong``, ``snapshot``; no
 close (no 1011), no unhandled exception (the communicator re-raises it), no
@@ -608,18 +609,15 @@ def check_reply(model: Model, expect: Expect, message: dict[str, Any]) -> None:
 
 
 async def read_answers(sock: Socket, model: Model, expects: list[Expect]) -> None:
-    """One direct answer per frame, in order, plus the ``state`` broadcast of each
-    accepted action or resignation (before or after its answer); stray broadcasts
-    (a proof that a position is lost comes as a second ``state``) are checked too."""
+    """One direct answer per frame, in order. The sender is not sent the ``state``
+    of its own action or resignation; the only ``state`` it may get is a proof
+    that a position is lost (``unwinnable: true``), checked too."""
     answers: list[dict[str, Any]] = []
-    wanted = [(e.v, e.status) for e in expects if e.reply in ("ack", "resign")]
-    while len(answers) < len(expects) or wanted:
+    while len(answers) < len(expects):
         message = await next_message(sock)
         if message["type"] == "state":
             check_state(model, message)
-            key = (message["v"], message["game"]["status"])
-            if key in wanted:
-                wanted.remove(key)
+            assert message["game"]["unwinnable"] is True, ("its own state, sent back", message)
         else:
             assert len(answers) < len(expects), ("an answer too many", expects, message)
             answers.append(message)

@@ -128,16 +128,14 @@ async def refused_with(
     assert await sock.receive_output(timeout=3) == {"type": "websocket.close", "code": code}
 
 
-async def act(sock: Checked, seq: int, action: dict[str, Any]) -> tuple[dict, dict]:
-    """Send one action; the sender gets its ``ack`` and the ``state`` broadcast."""
+async def act(sock: Checked, seq: int, action: dict[str, Any]) -> dict[str, Any]:
+    """Send one action; the sender gets its ``ack`` (and not the ``state`` event: the
+    next message, if any, is checked by the next call)."""
     await sock.send({"seq": seq, "action": action})
-    replies = [await sock.recv(), await sock.recv()]
-    by_type = {m["type"]: m for m in replies}
-    assert set(by_type) == {"ack", "state"}, replies
-    ack, state = by_type["ack"], by_type["state"]
+    ack = await sock.recv()
+    assert ack["type"] == "ack", ack
     assert ack["seq"] == seq and ack["v"] == seq + 1, ack
-    assert state["v"] == ack["v"]
-    return ack, state
+    return ack
 
 
 def error_of(message: dict[str, Any], code: str) -> dict[str, Any]:
@@ -164,10 +162,10 @@ async def test_a_practice_game_played_to_a_win_over_the_socket(make_player, sock
     ack: dict[str, Any] = {}
     for seq, action in enumerate(win_line()):
         assert ack.get("game", {"status": "playing"})["status"] == "playing"
-        ack, state = await act(sock, seq, action.to_json())
+        ack = await act(sock, seq, action.to_json())
         assert ack["duplicate"] is False
         game.apply(action)
-        assert without_targets(state["game"]["view"]) == game.view()
+        assert without_targets(ack["game"]["view"]) == game.view()
     assert game.won
     final = ack["game"]
     assert final["status"] == "won" and final["won"] is True
@@ -242,9 +240,8 @@ async def test_a_spectator_sees_every_state_in_order_and_cannot_act(make_player,
 
     # The player resigns: the spectator hears it.
     await player.send({"type": "resign"})
-    replies = [await player.recv(), await player.recv()]
-    assert sorted(m["type"] for m in replies) == ["ack", "state"]
-    assert all(m["game"]["status"] == "resigned" for m in replies)
+    reply = await player.recv()
+    assert reply["type"] == "ack" and reply["game"]["status"] == "resigned"
     resigned = await watcher.recv()
     assert resigned["type"] == "state" and resigned["game"]["status"] == "resigned"
     assert resigned["game"]["view"]["targets"] == []
@@ -263,7 +260,7 @@ async def test_a_client_following_the_version_rule_learns_of_a_resignation(make_
     watcher = await watch(sockets, attempt["id"], bob)
     await act(player, 0, FIRST)
     await player.send({"type": "resign"})
-    player_msgs = [await player.recv(), await player.recv()]
+    player_msgs = [await player.recv()]
     watcher_msgs = [await watcher.recv(), await watcher.recv()]
 
     def follow(snapshot: dict[str, Any], messages: list[dict[str, Any]]) -> str:
@@ -315,9 +312,8 @@ async def test_a_stranger_cannot_watch_todays_daily_until_they_won_theirs(make_p
     # Bob resigns his own daily over his game socket: that finishes it, and opens nothing.
     own = await watch(sockets, bob_daily["id"], bob)
     await own.send({"type": "resign"})
-    replies = [await own.recv(), await own.recv()]
-    assert sorted(m["type"] for m in replies) == ["ack", "state"]
-    assert replies[0]["game"]["status"] == "resigned"
+    reply = await own.recv()
+    assert reply["type"] == "ack" and reply["game"]["status"] == "resigned"
     for target in spoilers:
         await refused_with(sockets, target, bob, 4403, "spoiler")
     # Eve resigned too: Alice's game waits for the day to end (her own practice she plays).
@@ -328,7 +324,7 @@ async def test_a_stranger_cannot_watch_todays_daily_until_they_won_theirs(make_p
     mine = await start(wendy, daily="SH1-C4")
     sock = await watch(sockets, mine["id"], wendy)
     for seq, action in enumerate(proof):
-        ack, _ = await act(sock, seq, action)
+        ack = await act(sock, seq, action)
     assert ack["game"]["status"] == "won" and ack["game"]["code"] is None
 
     watcher = await watch(sockets, daily["id"], wendy)
@@ -379,6 +375,51 @@ async def test_refusals_reach_only_the_sender(make_player, sockets):
     assert (await watcher.recv())["v"] == 1
 
 
+async def test_the_sender_gets_its_ack_and_every_other_socket_the_state(make_player, sockets):
+    """websocket.md: a ``state`` goes to every socket on the game but the one whose
+    message made the change — its ``ack`` carries the same game. The player's other
+    tab hears it like a spectator; an action over HTTP reaches every socket."""
+    alice, bob = await new_player(make_player), await new_player(make_player)
+    attempt = await start(alice, code=WIN_CODE)
+    player = await watch(sockets, attempt["id"], alice)
+    tab = await watch(sockets, attempt["id"], alice)  # the same player, another tab
+    watcher = await watch(sockets, attempt["id"], bob)
+    line = [a.to_json() for a in win_line()]
+
+    ack = await act(player, 0, line[0])
+    for other in (tab, watcher):
+        state = await other.recv()
+        assert state["type"] == "state" and state["v"] == 1, state
+        assert state["game"] == ack["game"]
+    assert await player.receive_nothing(timeout=0.3)
+
+    # The tab plays the next one: now the first socket hears it, the tab only its ack.
+    ack = await act(tab, 1, line[1])
+    for other in (player, watcher):
+        assert await other.recv() == {"type": "state", "v": 2, "game": ack["game"]}
+    assert await tab.receive_nothing(timeout=0.3)
+
+    # Over HTTP no socket sent it: all three hear it.
+    response = await sync_to_async(alice.send)(
+        f"/api/games/{attempt['id']}/actions/", {"seq": 2, "action": line[2]}
+    )
+    assert response.status_code == 200, response.content
+    for sock in (player, tab, watcher):
+        state = await sock.recv()
+        assert state["type"] == "state" and state["v"] == 3, state
+        assert state["game"]["view"] == response.json()["view"]
+
+    # A resignation from the tab: its ack; the others the finished game.
+    await tab.send({"type": "resign"})
+    reply = await tab.recv()
+    assert reply["type"] == "ack" and reply["game"]["status"] == "resigned"
+    for other in (player, watcher):
+        state = await other.recv()
+        assert state["type"] == "state" and state["game"]["status"] == "resigned"
+    for sock in (player, tab, watcher):
+        assert await sock.receive_nothing(timeout=0.2)
+
+
 async def test_a_resent_action_is_applied_once(make_player, sockets):
     alice, bob = await new_player(make_player), await new_player(make_player)
     attempt = await start(alice, code=WIN_CODE)
@@ -387,14 +428,11 @@ async def test_a_resent_action_is_applied_once(make_player, sockets):
 
     await player.send({"seq": 0, "action": FIRST})
     await player.send({"seq": 0, "action": FIRST})
-    replies = [await player.recv() for _ in range(3)]
-    acks = [m for m in replies if m["type"] == "ack"]
-    states = [m for m in replies if m["type"] == "state"]
-    assert len(acks) == 2 and len(states) == 1, replies
+    acks = [await player.recv() for _ in range(2)]
+    assert [a["type"] for a in acks] == ["ack", "ack"], acks
     assert [a["duplicate"] for a in acks] == [False, True]
     assert all(a["seq"] == 0 and a["v"] == 1 for a in acks)
     assert acks[0]["game"]["view"] == acks[1]["game"]["view"]
-    assert states[0]["v"] == 1
     assert await player.receive_nothing(timeout=0.3)
 
     assert (await watcher.recv())["v"] == 1
@@ -431,7 +469,7 @@ async def test_reconnecting_gives_the_current_snapshot(make_player, sockets):
     dup = await again.recv()
     assert dup["type"] == "ack" and dup["duplicate"] is True and dup["v"] == 5
     assert await again.receive_nothing(timeout=0.3)
-    ack, _ = await act(again, 5, win_line()[5].to_json())
+    ack = await act(again, 5, win_line()[5].to_json())
     assert ack["duplicate"] is False and ack["v"] == 6
 
 
@@ -513,7 +551,7 @@ async def test_a_malformed_frame_gets_an_error_and_changes_nothing(
     assert await stored(attempt["id"]) == before
 
     # The socket stays usable.
-    ack, _ = await act(sock, 0, FIRST)
+    ack = await act(sock, 0, FIRST)
     assert ack["duplicate"] is False
     assert (await stored(attempt["id"]))["actions"] == 1
 
@@ -580,7 +618,7 @@ async def test_easy_harp_never_shows_a_hidden_card(make_player, sockets):
             action: dict[str, Any] = {"type": "undo"}
         else:
             action = rng.choice(choices)
-        ack, _ = await act(player, seq, action)
+        ack = await act(player, seq, action)
         game.apply_json(action)
         view = ack["game"]["view"]
         assert without_targets(view) == game.view()

@@ -228,7 +228,7 @@ class Player:
                 raise AssertionError(f"action seq {seq} refused: {message}")
             if message["type"] == "ack" and message["seq"] == seq:
                 return message
-            assert message["type"] == "state", message  # its own broadcasts
+            assert message["type"] == "state", message  # of actions its other sockets sent
         raise AssertionError("unreachable")
 
     def play(self, seq: int, action: dict[str, Any]) -> dict[str, Any]:
