@@ -1,13 +1,16 @@
 // The replay viewer. The client has no rules, so the positions come from the
 // server: GET /api/games/{id}/replay/?positions=1 gives the full view after each
-// action (positions[0] = the deal). Keys: ← → one move, ↑ start, ↓ end (as on
-// lichess), Home/End too, Space play/pause, + − speed. ?move=K opens at move K.
+// action (positions[0] = the deal). Keys: ← → one step, ↑ start, ↓ end (as on
+// lichess), Home/End too, Space play/pause, + − speed. The slider, the move list
+// and ?move=K step through every logged action (K = after the K-th); "Move k of
+// n" counts as the game's move counter does: k and n are the `moves` of the
+// position shown and of the last one, the server's figures (an undo adds nothing).
 
 import { announce, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
 import { get } from "./api.js";
 import { Board } from "./board.js";
-import { cardName, pileName } from "./cards.js";
 import { Hud, showClosed, showMessage } from "./hud.js";
+import { MoveList, describe } from "./movelist.js";
 
 const $ = (id) => document.getElementById(id);
 const id = Number($("replay").dataset.attempt);
@@ -18,28 +21,15 @@ const hud = new Hud();
 const board = new Board($("board"), { interactive: false });
 const wrap = $("board-wrap");
 const slider = $("replay-slider");
+const moveList = new MoveList($("replay-moves"), (step, { keyboard }) => {
+  pause();
+  show(step);
+  if (!keyboard) wrap.focus({ preventScroll: true });
+});
 let data = null;
 let k = 0;
 let speed = 1;
 let timer = null;
-
-function describe(action, before) {
-  if (!action) return gettext("The deal");
-  switch (action.type) {
-    case "stock":
-      return before.piles.s?.length ? gettext("Card drawn from the stock") : gettext("Waste turned over: new pass");
-    case "undo":
-      return gettext("Undo");
-    case "move": {
-      const count = action.count || 1;
-      const card = before.piles[action.from]?.at(-count);
-      const what = count > 1 ? fmt(gettext("%(card)s and %(n)s more"), { card: cardName(card), n: count - 1 }) : cardName(card);
-      return fmt(gettext("%(what)s: %(from)s → %(to)s"), { what, from: pileName(action.from), to: pileName(action.to) });
-    }
-    default:
-      return action.type;
-  }
-}
 
 function show(next, { announceIt = true } = {}) {
   const n = data.actions.length;
@@ -49,8 +39,11 @@ function show(next, { announceIt = true } = {}) {
   hud.setStats(log.score, log.moves);
   hud.setClock(log.ms, false);
   slider.value = String(k);
-  const label = `${fmt(gettext("Move %(k)s of %(n)s"), { k, n })} — ${describe(data.actions[k - 1], data.positions[k - 1])}`;
+  const counter = fmt(gettext("Move %(k)s of %(n)s"), { k: data.positions[k].moves, n: data.positions[n].moves });
+  const label = `${counter} — ${describe(data.actions[k - 1], data.positions[k - 1])}`;
   $("replay-move").textContent = label;
+  slider.setAttribute("aria-valuetext", label);
+  moveList.mark(k);
   $("replay-prev").disabled = $("replay-start").disabled = k === 0;
   $("replay-next").disabled = $("replay-end").disabled = k === n;
   const url = new URL(location.href);
@@ -104,7 +97,7 @@ function bind() {
   );
   slider.addEventListener("input", () => (pause(), show(Number(slider.value), { announceIt: false })));
   slider.addEventListener("change", () => wrap.focus({ preventScroll: true }));
-  $("replay-reveal").addEventListener("change", (e) => {
+  $("replay-reveal")?.addEventListener("change", (e) => {
     board.setReveal(e.target.checked);
     wrap.focus({ preventScroll: true });
   });
@@ -156,6 +149,12 @@ try {
     showMessage(gettext("This server does not send the positions of a replay; only the deal is shown."), "error");
   }
   slider.max = String(data.actions.length);
+  moveList.fill(data);
+  // "Show hidden cards" only where a position had some: a face-down card or a
+  // stock (Easy Harp); a Seahaven deal hides nothing. Read from the positions sent.
+  const hid = data.positions.some((p) => p.piles.s?.length || Object.values(p.down || {}).some((d) => d > 0));
+  if (hid) $("replay-reveal-label").hidden = false;
+  else $("replay-reveal-label").remove();
   bind();
   const start = Number(new URLSearchParams(location.search).get("move"));
   show(Number.isFinite(start) ? start : 0, { announceIt: false });
