@@ -133,7 +133,9 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
     verified = serializers.BooleanField(allow_null=True)
     unwinnable = serializers.BooleanField(help_text="the solver proved this position lost")
     duplicate = serializers.BooleanField()
-    view = serializers.JSONField(help_text="State JSON (player's view) plus 'targets'")
+    view = serializers.JSONField(
+        help_text="State JSON (player's view, with 'finish': the auto-finish moves) plus 'targets'"
+    )
 
 
 class DailySerializer(serializers.Serializer):

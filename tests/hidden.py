@@ -126,6 +126,29 @@ def check_view(view: dict[str, Any], game: Game, *, owner_playing: bool, where: 
         assert target["to"] and set(target["to"]) <= set(game.pile_ids), f"{where}: {target}"
     if owner_playing:
         assert targets == game.targets_json(), where
+    check_finish(view, game, owner_playing=owner_playing, where=where)
+
+
+def check_finish(view: dict[str, Any], game: Game, *, owner_playing: bool, where: str) -> None:
+    """``finish`` (auto-finish, issue 15): moves from a pile to a foundation spot,
+    listed only when no card is hidden and none is left to draw (it would name
+    them), exactly the engine's while the game is played, else nothing or those."""
+    assert "finish" in view, f"{where}: the view has no finish"
+    finish = view["finish"]
+    assert isinstance(finish, list), f"{where}: {finish!r}"
+    for action in finish:
+        assert set(action) == {"type", "from", "to", "count"}, f"{where}: {action}"
+        assert action["type"] == "move" and action["count"] == 1, f"{where}: {action}"
+        assert action["from"] in game.pile_ids and action["from"][0] in "tcw", f"{where}: {action}"
+        assert action["to"] in game.foundations, f"{where}: {action}"
+    if finish:
+        assert not hidden_positions(game), f"{where}: a finish while cards are hidden"
+        assert not game.piles.get("w"), f"{where}: a finish with cards on the waste"
+    engine = [m.to_json() for m in game.finishing_moves()]
+    if owner_playing:
+        assert finish == engine, f"{where}: finish {finish} is not the engine's {engine}"
+    else:
+        assert finish in ([], engine), f"{where}: finish {finish}"
 
 
 def check_response(

@@ -163,6 +163,11 @@ class Game(ABC):
     def is_dead_end(self) -> bool:
         return False
 
+    def may_finish(self) -> bool:
+        """Whether auto-finish may list this position's moves: they must name no
+        card the player cannot see (Easy Harp: see there). Seahaven hides nothing."""
+        return True
+
     # --- checking ------------------------------------------------------------
 
     def refusal(self, src: str, dst: str, n: int = 1) -> str | None:
@@ -476,6 +481,49 @@ class Game(ABC):
                     if self.drop_refusal(src, dst, n) is None:
                         yield Move(src, dst, n)
 
+    def finishing_moves(self) -> list[Move]:
+        """Auto-finish (issue 15): when only foundation moves remain, the moves that
+        take every card left to the foundations, each as :meth:`apply` would record
+        it and in an order it accepts; otherwise (or when :meth:`may_finish` says
+        no) an empty list.
+
+        "Only foundation moves remain" means: playing top cards that a foundation
+        accepts (:meth:`foundation_for`), again and again, wins the game. That is
+        tried on a copy, each time with the lowest such card (the leftmost pile on
+        a tie), so the cards go up rank by rank and the list depends on the
+        position alone: after its first move, the new position lists the rest.
+        The order of such moves never decides whether they win: a foundation
+        move only uncovers cards and raises a spot; in Easy Harp, with every
+        column one run (nothing face down, nothing in the stock or waste), the
+        lowest card left is a top card one of its suit's spots accepts — so
+        there a finish is listed whenever :meth:`may_finish` holds.
+        """
+        if self.won or not self.may_finish():
+            return []
+        # Cheap way out for most positions: no top card goes up at all. The move
+        # list is made once per position anyway (the view's targets ask for it).
+        if not any(
+            isinstance(m, Move) and m.target[0] == "f" and m.source[0] != "f"
+            for m in self.generate_moves()
+        ):
+            return []
+        board = self.copy()
+        sources = [s for s in self.sources() if s[0] != "f"]
+        moves: list[Move] = []
+        while not board.won:
+            best: tuple[int, Move] | None = None
+            for src in sources:
+                pile = board.piles[src]
+                if pile and (best is None or pile[-1].rank < best[0]):
+                    spot = board.foundation_for(pile[-1])
+                    if spot is not None:
+                        best = (pile[-1].rank, Move(src, spot))
+            if best is None:
+                return []  # stuck: some card needs another kind of move first
+            board.play_move(best[1])
+            moves.append(best[1])
+        return moves
+
     def targets(self, src: str, n: int = 1) -> list[str]:
         """Where the top ``n`` cards of ``src`` may go, as concrete pile ids."""
         self.check_pile(src)
@@ -497,7 +545,9 @@ class Game(ABC):
         """The State JSON of PRODUCT.md: the player's view, or the ``full`` view.
 
         In the player's view every face-down card and every stock card is ``None``
-        (JSON ``null``); only the count of such cards shows.
+        (JSON ``null``); only the count of such cards shows. The player's view
+        adds ``finish``: :meth:`finishing_moves` as action JSON (``[]`` when not
+        in that state).
         """
         piles: dict[str, list[str | None]] = {}
         for pid, pile in self.piles.items():
@@ -506,7 +556,7 @@ class Game(ABC):
                 piles[pid] = [c.text for c in pile]
             else:
                 piles[pid] = [None] * hidden + [c.text for c in pile[hidden:]]
-        return {
+        view: dict[str, Any] = {
             "code": str(self.code),
             "variant": self.code.variant_id,
             "piles": piles,
@@ -517,6 +567,10 @@ class Game(ABC):
             "undo": len(self.history),
             "dead_end": self.is_dead_end(),
         }
+        if not full:
+            # What a "Finish" button plays (issue 15): the player's business only.
+            view["finish"] = [m.to_json() for m in self.finishing_moves()]
+        return view
 
     def to_json(self) -> dict[str, Any]:
         """Everything, for storing and restoring: the full view plus card identities

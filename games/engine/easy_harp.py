@@ -111,6 +111,12 @@ class EasyHarp(Game):
             delta += FACE_DOWN_POINTS
         return delta, marked
 
+    def may_finish(self) -> bool:
+        # Auto-finish waits until nothing is hidden or still to draw: no face-down
+        # card, stock and waste empty (issue 15). Its moves then name no card the
+        # player has not seen, and every column is a run, so it always finishes.
+        return not (self.piles["s"] or self.piles["w"] or any(self.down.values()))
+
     def sources(self) -> tuple[str, ...]:
         return (*self.columns, "w", *self.foundations)
 

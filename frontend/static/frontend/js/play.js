@@ -24,6 +24,7 @@ const state = {
   queue: [], // actions made while one was in flight
   winShown: false,
   parFor: null,
+  finishing: false, // the Finish button is playing the server's finishing moves
 };
 
 const settings = await loadSettings();
@@ -65,6 +66,7 @@ function render() {
   board.setInteractive(playing);
   $("undo").disabled = !playing || !game.view.undo;
   $("resign").hidden = !playing;
+  showFinish();
   const replay = $("replay-link");
   replay.hidden = playing;
   replay.href = `/replay/${game.id}/`;
@@ -145,16 +147,52 @@ function settle(p, game, v) {
   state.pending = null;
   waiting(false);
   accept(game, v);
-  announce(describeAction(p.action, p.info.card));
+  if (!p.info.finishing) announce(describeAction(p.action, p.info.card));
   const next = state.queue.shift();
   if (next && !over(state.game)) send({ seq: state.game.seq, ...next });
+  else finishNext();
 }
+
+// --- Finish: the moves the server lists once only foundation moves remain -------
+
+/** The Finish button shows while the server lists `view.finish` (the client knows no rule). */
+function showFinish() {
+  const game = state.game;
+  const moves = game && game.status === "playing" ? game.view.finish || [] : [];
+  const button = $("finish");
+  button.hidden = !moves.length;
+  button.disabled = state.finishing;
+  button.setAttribute("aria-busy", String(state.finishing));
+}
+
+/** Send the next finishing move the server listed for the position it last sent:
+ *  one at a time, each an ordinary action with its seq, the next only after the ack. */
+function finishNext() {
+  if (!state.finishing || state.pending) return;
+  const move = state.game && !over(state.game) ? (state.game.view.finish || [])[0] : null;
+  if (!move) {
+    state.finishing = false;
+    showFinish();
+    return;
+  }
+  act(move, { finishing: true });
+}
+
+$("finish").addEventListener("click", () => {
+  if (!state.game || over(state.game) || state.finishing || !(state.game.view.finish || []).length) return;
+  state.finishing = true;
+  showFinish();
+  announce(gettext("Finishing: every card left goes to the foundations."));
+  finishNext(); // now, or after the action in flight is answered
+});
 
 function refuse(p, error, status) {
   clearTimeout(state.watchdog);
   state.pending = null;
   waiting(false);
   state.queue = [];
+  state.finishing = false; // a refused finishing move stops the finish
+  showFinish();
   const from = p.action.from;
   if (error.code === "seq_conflict") {
     // Another tab or device played meanwhile: show where the game is now.
