@@ -60,15 +60,17 @@ def attempt_json(
 ) -> dict[str, Any]:
     """The attempt object of PRODUCT.md. ``view`` is the engine's player view —
     never a face-down or stock card — plus, for the player, where each movable
-    pile may go (``targets``), so the client needs no rule; ``finish`` (the moves a
-    Finish button plays, from the engine's view) is empty once the game is over.
-    A game on a running daily (ranked or its practice) names no code."""
+    pile may go (``targets``) and, once only foundation moves remain, the moves a
+    Finish button plays (``finish``, from the engine's view), so the client needs
+    no rule; both are empty for anyone else and once the game is over. A game on
+    a running daily (ranked or its practice) names no code."""
     game = game or load_game(attempt.state)
     view = state_json(game, daily=attempt.daily)
     is_player = viewer.is_authenticated and viewer.pk == attempt.player_id
-    view["targets"] = game.targets_json() if is_player and not attempt.finished else []
-    if attempt.finished:
-        view["finish"] = []  # a resigned or abandoned game takes no more actions
+    if is_player and not attempt.finished:
+        view["targets"] = game.targets_json()
+    else:  # a spectator, or a game over: nothing to play
+        view["targets"] = view["finish"] = []
     return {
         "id": attempt.pk,
         "ranked": attempt.ranked,

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from accounts.models import User
 from games.engine import Move, new_game, replay
 from games.models import Action, Attempt
+from games.selectors import attempt_json
 from tests.conftest import Client
 from tests.engine.search import find_win
 from tests.hidden import check_response, check_view, engine_state
@@ -122,6 +124,21 @@ def test_the_finish_is_empty_once_the_game_is_resigned(player: Client) -> None:
     assert resigned.json()["status"] == "resigned"
     assert resigned.json()["view"]["finish"] == []
     assert player.get(f"/api/games/{attempt_id}/").json()["view"]["finish"] == []
+
+
+def test_only_the_player_is_offered_the_finish(player: Client, make_player: Any) -> None:
+    """Like ``targets``, ``finish`` is for the one who plays: a spectator of a
+    practice game (its socket's snapshot and events are this object) sees the
+    same position with both lists empty."""
+    code = "SH1-C4-AAAAAJ2"
+    attempt_id, body, _ = play_to_the_finish(player, code)
+    assert body["view"]["finish"] and body["view"]["targets"]
+    attempt = Attempt.objects.select_related("player", "daily").get(pk=attempt_id)
+    spectator = User.objects.get(username=make_player().username)
+    view = attempt_json(attempt, viewer=spectator)["view"]
+    assert view["finish"] == [] and view["targets"] == []
+    assert view["piles"] == body["view"]["piles"]
+    assert attempt_json(attempt, viewer=attempt.player)["view"]["finish"] == body["view"]["finish"]
 
 
 def test_the_hidden_information_checker_checks_the_finish() -> None:
