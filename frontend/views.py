@@ -16,6 +16,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
+from leaderboard.selectors import player_get
 
 
 def _page(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
@@ -151,6 +152,11 @@ def daily(request: HttpRequest, date: str) -> HttpResponse:
 
 @ensure_csrf_cookie
 def player(request: HttpRequest, username: str) -> HttpResponse:
+    # An unknown name is a 404 page that says so, not an empty table.
+    if player_get(username=username) is None:
+        response = _page(request, "player.html", "player", username=username, missing=True)
+        response.status_code = 404
+        return response
     return _page(request, "player.html", "player", username=username)
 
 

@@ -141,9 +141,16 @@ def _streaks(days: list[dt.date]) -> tuple[int, int]:
     return current, longest
 
 
-def player_record(*, username: str) -> dict[str, Any]:
+def player_get(*, username: str) -> User | None:
+    """The player named ``username`` (any case), or None."""
     # PostgreSQL text cannot hold NUL (the query would fail); no username has one.
-    user = None if "\x00" in username else User.objects.filter(username__iexact=username).first()
+    if "\x00" in username:
+        return None
+    return User.objects.filter(username__iexact=username).first()
+
+
+def player_record(*, username: str) -> dict[str, Any]:
+    user = player_get(username=username)
     if user is None:
         raise ApiError(404, "not_found", f"No player {username!r}.")
     finished = (
