@@ -26,3 +26,27 @@ def test_a_known_players_page_is_their_records(make_player, client):
     html = response.content.decode()
     assert 'id="player-variants"' in html
     assert "No such player" not in html
+
+
+def signin_href(client, path: str) -> str:
+    response = client.get(path)
+    assert response.status_code == 200
+    html = response.content.decode()
+    start = html.index('id="signin-link" href="') + len('id="signin-link" href="')
+    return html[start : html.index('"', start)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/rules/", "/login/?next=/rules/"),
+        ("/login/?next=/rules/", "/login/?next=/rules/"),
+        ("/signup/?next=/leaderboard/", "/login/?next=/leaderboard/"),
+        ("/login/", "/login/?next=/"),
+    ],
+)
+def test_the_sign_in_link_carries_the_original_target_once(client, path, expected):
+    href = signin_href(client, path)
+    assert href == expected
+    assert "next%3D" not in href
