@@ -50,3 +50,27 @@ def test_the_sign_in_link_carries_the_original_target_once(client, path, expecte
     href = signin_href(client, path)
     assert href == expected
     assert "next%3D" not in href
+
+
+CHECKED = "Checked: the server replayed the game and got the same result."
+
+
+@pytest.mark.django_db
+def test_the_checked_column_is_named_and_explained(client):
+    html = client.get("/leaderboard/2026-01-01/SH1-C4/").content.decode()
+    start = html.index('class="col-check"')
+    head = html[start : html.index("</th>", start)]
+    # An accessible name (the text a screen reader reads, the mark itself hidden),
+    # an explanation on hover, and a legend anyone can read under the table.
+    assert '<span class="sr-only">Checked</span>' in head
+    assert '<span aria-hidden="true">✓</span>' in head
+    assert f'<abbr title="{CHECKED}">' in head
+    assert 'aria-describedby="lb-legend"' in head
+    assert f'id="lb-legend"><span aria-hidden="true">✓</span> {CHECKED}</p>' in html
+
+
+@pytest.mark.django_db
+def test_the_checked_columns_explanation_is_translated(client):
+    html = client.get("/leaderboard/2026-01-01/SH1-C4/", HTTP_ACCEPT_LANGUAGE="bg").content.decode()
+    assert 'lang="bg"' in html
+    assert CHECKED not in html
