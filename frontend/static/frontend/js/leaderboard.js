@@ -48,7 +48,7 @@ function row(r, me) {
     <td class="col-result ${r.won ? "won" : "lost"}">${escapeHtml(result)}</td>
     <td class="num">${formatNumber(r.score)}</td>
     <td class="num">${formatMs(r.ms)}</td>
-    <td class="num">${formatNumber(r.moves)}</td>
+    <td class="num col-moves">${formatNumber(r.moves)}</td>
     <td class="check">${check}</td>
     <td>${replay ? `<a class="replay-link" href="${replay}" title="${escapeHtml(gettext("Replay"))}" aria-label="${escapeHtml(gettext("Replay"))}">▶<span class="label"> ${escapeHtml(gettext("Replay"))}</span></a>` : ""}</td>
   </tr>`;
