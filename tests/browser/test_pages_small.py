@@ -25,3 +25,27 @@ def test_the_phone_leaderboard_keeps_the_result_column(new_page):
         "() => { const w = document.querySelector('.table-wrap');"
         " return w.scrollWidth <= w.clientWidth + 1; }"
     )
+
+
+def test_the_easy_harp_lobby_icon_holds_its_four_suits(new_page):
+    for width, height in ((1366, 768), (360, 640)):
+        page = new_page(width=width, height=height)
+        page.goto("/")
+        page.wait_for_selector("#deals[aria-busy=false]")
+        icons = page.evaluate(
+            """() => [...document.querySelectorAll('.deal-suits')].map(icon => {
+                const range = document.createRange();
+                range.selectNodeContents(icon);
+                const b = icon.getBoundingClientRect(), g = range.getBoundingClientRect();
+                return {text: icon.textContent, icon: [b.left, b.top, b.right, b.bottom],
+                        glyphs: [g.left, g.top, g.right, g.bottom]};
+            })"""
+        )
+        assert any("♣" in icon["text"] for icon in icons), icons
+        screenshot(page, f"lobby-icons-{width}x{height}")
+        for icon in icons:
+            left, top, right, bottom = icon["icon"]
+            g_left, g_top, g_right, g_bottom = icon["glyphs"]
+            # Every suit drawn inside the tile, none cut by its edge.
+            assert left <= g_left and g_right <= right, icon
+            assert top <= g_top and g_bottom <= bottom, icon
