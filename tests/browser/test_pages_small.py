@@ -4,6 +4,7 @@ read from bounding boxes and computed styles."""
 from __future__ import annotations
 
 from .conftest import screenshot
+from .test_pages import WIN_CODE, sign_up, start_practice
 
 
 def box(page, selector: str) -> dict[str, float]:
@@ -49,3 +50,21 @@ def test_the_easy_harp_lobby_icon_holds_its_four_suits(new_page):
             # Every suit drawn inside the tile, none cut by its edge.
             assert left <= g_left and g_right <= right, icon
             assert top <= g_top and g_bottom <= bottom, icon
+
+
+def test_the_keyboard_help_is_readable(new_page):
+    page = new_page()
+    sign_up(page)
+    start_practice(page, WIN_CODE)
+    page.click("#keys-help-box summary")
+    help_text = page.locator("#keys-help")
+    help_text.wait_for(state="visible")
+    style = help_text.evaluate(
+        """el => { const s = getComputedStyle(el), box = getComputedStyle(el.closest('details'));
+            return {size: parseFloat(s.fontSize), line: parseFloat(s.lineHeight),
+                    opacity: parseFloat(box.opacity)}; }"""
+    )
+    screenshot(page, "keyboard-help")
+    assert style["size"] >= 14, style
+    assert style["line"] >= 1.4 * style["size"], style  # room between the lines
+    assert style["opacity"] == 1, style  # full contrast, not faded text
