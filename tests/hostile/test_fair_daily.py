@@ -152,7 +152,7 @@ async def test_a_running_daily_is_never_named_nor_its_hidden_cards_shown(make_pl
     watch, first = await open_socket(wire, f"/ws/games/{gid}/", winner, "winner watching")
     assert first["type"] == "snapshot" and first["game"]["code"] is None
 
-    # The player moves on the socket; the player and the spectator hear every move.
+    # The player moves on the socket: its acks; the spectator hears every move.
     for _ in range(15):
         state = await sync_to_async(engine_state)(gid)
         await play.send({"type": "action", "seq": game["seq"], "action": legal(state, rng)})

@@ -450,13 +450,17 @@ async def test_a_resent_action_is_applied_once(make_player, sockets):
 
 
 async def test_reconnecting_gives_the_current_snapshot(make_player, sockets):
-    alice = await new_player(make_player)
+    alice, bob = await new_player(make_player), await new_player(make_player)
     attempt = await start(alice, code=WIN_CODE)
     sock = await watch(sockets, attempt["id"], alice)
+    watcher = await watch(sockets, attempt["id"], bob)
     game = new_game(WIN_CODE)
     for seq, action in enumerate(win_line()[:5]):
         await act(sock, seq, action.to_json())
         game.apply(action)
+    # Once a spectator has heard the last state, no event of these actions is still
+    # on its way (a late one would reach the new socket, which is not their sender).
+    assert [(await watcher.recv())["v"] for _ in range(5)] == [1, 2, 3, 4, 5]
     await sock.disconnect()
 
     again = await watch(sockets, attempt["id"], alice)
