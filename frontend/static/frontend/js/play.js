@@ -11,6 +11,7 @@ import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
 import { loadSettings } from "./settings.js";
 import { showConnection, Socket } from "./socket.js";
+import { playSound } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
 const id = Number($("play").dataset.attempt);
@@ -54,6 +55,7 @@ function accept(game, v) {
   state.v = v;
   render();
   setCurrentGame(game); // "Same deal": its code, or practice of its daily once the ranked attempt is over
+  if (game.status === "won" && wasPlaying && settings.sounds === true) playSound("win");
   if (game.status === "won" && (first || wasPlaying) && !state.winShown) showWin();
   return true;
 }
