@@ -167,3 +167,35 @@ def test_a_card_drawn_from_the_stock_flies_to_the_waste(new_page):
     drawn = page.get_attribute('#board .pile[data-pile="w"] .card[data-index="0"]', "data-card")
     assert drawn and drawn != "down"
     assert_glided(page, drawn)
+
+
+# Counts the tones the page synthesises (the browser's AudioContext, wrapped).
+COUNT_TONES = """(() => {
+  window.__tones = 0;
+  const Real = window.AudioContext;
+  if (!Real) return;
+  window.AudioContext = class extends Real {
+    createOscillator() { window.__tones += 1; return super.createOscillator(); }
+  };
+})()"""
+
+
+def test_sounds_play_only_when_the_player_turned_them_on(new_page):
+    page = new_page()
+    page.add_init_script(COUNT_TONES)
+    sign_up(page)
+    start_practice(page, WIN_CODE)
+    game = new_game(WIN_CODE)
+    move = first_column_move(game)
+    drag(page, game, move)
+    game.apply(move)
+    wait_moves(page, game.moves)
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__tones") == 0  # off by default
+
+    # The setting (stored by the settings dialog) is the object the board holds.
+    page.evaluate("document.getElementById('board').board.settings.sounds = true")
+    page.click("#undo")
+    game.apply_json({"type": "undo"})
+    wait_moves(page, game.moves)
+    page.wait_for_function("() => window.__tones > 0")

@@ -6,7 +6,7 @@
 // Intents only: the server says whether a move is legal.
 
 import { pileKind } from "./cards.js";
-import { DURATION, reducedMotion } from "./motion.js";
+import { animate, DURATION, reducedMotion } from "./motion.js";
 
 const DRAG_START_PX = 6;
 const DOUBLE_TAP_MS = 300;
@@ -81,6 +81,8 @@ export const PointerInput = {
       ghost.append(copy);
     }
     this.el.append(ghost);
+    // The lift (css: larger, a deeper shadow) grows in, where motion is welcome.
+    for (const copy of ghost.children) animate(copy, [{ transform: "none", offset: 0 }], { duration: 100 });
     els.forEach((c) => c.classList.add("lifted"));
     this.drag = { from: pile, count, ghost, els, hover: null, startX: x, startY: y };
     this.renderHighlights();
