@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from games.engine import new_game
+
 from .conftest import screenshot
-from .test_pages import WIN_CODE, sign_up, start_practice
+from .test_pages import WIN_CODE, drag, refused_move, sign_up, start_practice
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768), (1920, 1080)]
 GAMES = {"easy-harp": "EH1-N-AAAAAAF", "seahaven": WIN_CODE}
@@ -150,8 +152,19 @@ def test_the_whole_game_fits_every_size(new_page, name):
         check_dialog(page, name, size)
     print(name, {f"{w}x{h}": v for (w, h), v in widths.items()})
 
-    # The game's lasting notice (here: resigned) sits beside the board, never on it.
+    # A refused move's message lies over the header line, not over the board.
     page.set_viewport_size({"width": 640, "height": 360})
+    settle(page)
+    drag(page, new_game(GAMES[name]), refused_move(new_game(GAMES[name])))
+    page.wait_for_selector("#message:not([hidden])")
+    settle(page)  # the refused card is back in its column
+    message = page.locator("#message").bounding_box()
+    board = page.locator("#board").bounding_box()
+    assert message and board and message["y"] + message["height"] <= board["y"], (message, board)
+    check_board_fits(page, f"{name} with a refusal shown", (640, 360))
+    screenshot(page, f"board-{name}-refusal-640x360")
+
+    # The game's lasting notice (here: resigned) sits beside the board, never on it.
     page.once("dialog", lambda d: d.accept())
     page.click("#resign")
     page.wait_for_selector("#notice:not([hidden])")
