@@ -20,7 +20,7 @@ const jsonLines = (actions) => actions.map((a) => JSON.stringify(a)).join("\n") 
 const quote = (text) => `'${String(text).replaceAll("'", "'\\''")}'`;
 
 function commandBlock(id, text) {
-  return `<div class="command"><pre><code id="${id}">${escapeHtml(text)}</code></pre><button type="button" class="icon-button small copy" data-copy-from="${id}" title="${escapeHtml(gettext("Copy the command"))}" aria-label="${escapeHtml(gettext("Copy the command"))}">${COPY_ICON}</button></div>`;
+  return `<div class="command"><pre tabindex="0"><code id="${id}">${escapeHtml(text)}</code></pre><button type="button" class="icon-button small copy" data-copy-from="${id}" title="${escapeHtml(gettext("Copy the command"))}" aria-label="${escapeHtml(gettext("Copy the command"))}">${COPY_ICON}</button></div>`;
 }
 
 function fact(label, html, cls = "") {
@@ -75,7 +75,7 @@ function revealed(deal, i) {
       fmt(gettext("Replay the proof (download it first: %(file)s); the state printed at the end must say \"won\": true."), { file }),
     )}</p>
       ${commandBlock(`cmd-replay-${i}`, `python -m games.engine replay ${quote(code)} < ${file}`)}
-      <details class="proof-lines"><summary>${escapeHtml(gettext("The proof, one action a line"))}</summary><pre><code>${escapeHtml(jsonLines(proof))}</code></pre></details></li>`);
+      <details class="proof-lines"><summary>${escapeHtml(gettext("The proof, one action a line"))}</summary><pre tabindex="0"><code>${escapeHtml(jsonLines(proof))}</code></pre></details></li>`);
     const url = URL.createObjectURL(new Blob([jsonLines(proof)], { type: "application/x-ndjson" }));
     download = `<a class="button proof-download" href="${url}" download="${escapeHtml(file)}">${escapeHtml(gettext("Download proof (.jsonl)"))}</a>`;
   }
