@@ -97,4 +97,6 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height):
         page.screenshot(path=str(folder / f"{label}-{width}x{height}.png"))
         if problems := violations(page):
             found[label] = problems
-    assert not found, "\n".join(f"{label}: {line}" for label, lines in found.items() for line in lines)
+    assert not found, "\n".join(
+        f"{label}: {line}" for label, lines in found.items() for line in lines
+    )
