@@ -271,6 +271,7 @@ def test_four_colours_reduced_motion_and_contrast_in_both_themes(new_page, serve
     page.wait_for_selector("#board .pile[data-pile=t1] .card")
     assert suit_colours(page) == four  # drawn so by the server's attribute
     screenshot(page, "theme-dark-four-colour-board")
+    felt = {}
     for theme in themes:
         page.evaluate(
             """(theme) => fetch('/api/auth/settings/', {method: 'PATCH', headers: {
@@ -282,8 +283,13 @@ def test_four_colours_reduced_motion_and_contrast_in_both_themes(new_page, serve
         page.reload()
         page.wait_for_selector("#board .pile[data-pile=t1] .card")
         assert html_attribute(page, "theme") == theme
+        felt[theme] = page.evaluate(
+            "() => getComputedStyle(document.querySelector('.game-layout')).backgroundImage"
+        )
         # Every rank and suit on a card face, four colours, at AA on the white face.
         assert_contrast(page, ["#board .card.face .c-rank", "#board .card.face .c-suit"], theme)
+
+    assert felt["light"] != felt["dark"], felt  # the felt is darker too
 
     # Reduced motion: the refusal shake (app.css) stops, chosen or from the system.
     shake = """() => { const el = document.createElement('div'); el.className = 'board refused';
