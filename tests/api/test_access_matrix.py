@@ -201,7 +201,10 @@ ATTEMPT_FIELDS = (
     "player_id", "ranked", "status", "seq", "state", "score", "moves", "won",
     "updated_at", "finished_at", "verified",
 )  # fmt: skip
-USER_FIELDS = ("username", "password", "language", "double_click", "interactive_rules")
+USER_FIELDS = (
+    "username", "password", "language", "double_click", "interactive_rules",
+    "theme", "deck", "sounds", "motion",
+)  # fmt: skip
 
 
 def stored() -> dict[str, Any]:
