@@ -2,7 +2,8 @@
 engine axe-playwright-python ships, injected into the page under test): no
 serious or critical violation. Each page at each size is kept as a screenshot
 in ``$BROWSER_ARTIFACTS/sizes/`` (default ``.artifacts/browser/sizes/``), the
-pictures a person looks at before a release and CI keeps as artifacts.
+pictures a person looks at before a release and CI keeps as artifacts. The dark
+theme (as the system's preference) is scanned at a phone size and a desk size.
 
 Pages are scanned as they are used: signed in, with a game being played, a
 game watched by a second account, a finished game's replay, yesterday's
@@ -24,6 +25,8 @@ from .test_pages import sign_up
 from .test_replay import api
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
+# Light at every size; the dark theme (the system's preference) at a phone and a desk.
+RUNS = [(w, h, "light") for w, h in SIZES] + [(360, 640, "dark"), (1366, 768, "dark")]
 SEAHAVEN = "SH1-C4-AAAAAJ2"
 EASY_HARP = "EH1-N-AAAAAAF"
 SERIOUS = {"serious", "critical"}
@@ -62,10 +65,14 @@ def violations(page: Any) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_every_page_passes_axe_at_every_size(new_page, server, width, height):
+@pytest.mark.parametrize(
+    ("width", "height", "scheme"), RUNS, ids=[f"{w}x{h}-{s}" for w, h, s in RUNS]
+)
+def test_every_page_passes_axe_at_every_size(new_page, server, width, height, scheme):
     player, watcher = new_page(width, height), new_page(width, height)
     anonymous = new_page(width, height)
+    for page in (player, watcher, anonymous):
+        page.emulate_media(color_scheme=scheme)
     name = sign_up(player)
     sign_up(watcher)
     live = played(player, SEAHAVEN, 3)
@@ -94,7 +101,8 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height):
     folder.mkdir(parents=True, exist_ok=True)
     for page, label, path in pages:
         settled(page, path)
-        page.screenshot(path=str(folder / f"{label}-{width}x{height}.png"))
+        suffix = "" if scheme == "light" else f"-{scheme}"
+        page.screenshot(path=str(folder / f"{label}-{width}x{height}{suffix}.png"))
         if problems := violations(page):
             found[label] = problems
     assert not found, "\n".join(
