@@ -57,16 +57,18 @@ function weekdays() {
   }).join("");
 }
 
-function marks(day, mine) {
-  if (!mine) return "";
-  const spans = day.dailies.map((variant) => {
+/** One mark per variant, always in the legend's order: a variant without a deal
+ *  that day keeps its place, blank. */
+function marks(day, variants) {
+  const spans = variants.map((variant) => {
+    if (!day.dailies.includes(variant)) return `<span class="mark" data-variant="${escapeHtml(variant)}" data-result="absent"></span>`;
     const result = day.results[variant];
     return `<span class="mark" data-variant="${escapeHtml(variant)}" data-result="${MARK[result] || "none"}" data-status="${escapeHtml(result || "")}"></span>`;
   });
   return `<span class="marks" aria-hidden="true">${spans.join("")}</span>`;
 }
 
-function cell(date, day, mine) {
+function cell(date, day, mine, variants) {
   const number = Number(date.slice(8));
   if (!day) return `<td class="cal-future"><span class="cal-day"><span class="cal-num">${number}</span></span></td>`;
   const today = day.today ? ' aria-current="date"' : "";
@@ -79,7 +81,7 @@ function cell(date, day, mine) {
     label += ` — ${parts.join("; ")}`;
   }
   const won = day.dailies.some((v) => day.results[v] === "won");
-  return `<td class="${day.today ? "cal-today" : ""}${won ? " cal-won" : ""}"><a class="cal-day" data-date="${date}" href="/daily/${date}/"${today} aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}"><span class="cal-num">${number}</span>${marks(day, mine)}</a></td>`;
+  return `<td class="${day.today ? "cal-today" : ""}${won ? " cal-won" : ""}"><a class="cal-day" data-date="${date}" href="/daily/${date}/"${today} aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}"><span class="cal-num">${number}</span>${mine ? marks(day, variants) : ""}</a></td>`;
 }
 
 function render(calendar, mine) {
@@ -91,7 +93,7 @@ function render(calendar, mine) {
   const cells = Array(offset).fill('<td class="cal-pad"></td>');
   for (let i = 0; i < length; i++) {
     const date = new Date(first + i * DAY_MS).toISOString().slice(0, 10);
-    cells.push(cell(date, byDate.get(date), mine));
+    cells.push(cell(date, byDate.get(date), mine, calendar.variants));
   }
   while (cells.length % 7) cells.push('<td class="cal-pad"></td>');
   const rows = [];

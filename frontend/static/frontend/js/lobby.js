@@ -145,7 +145,7 @@ async function showStreak(wonToday) {
     let html;
     if (streak.current > 0) {
       const days = fmt(ngettext("%(n)s-day streak", "%(n)s-day streak", streak.current), { n: formatNumber(streak.current) });
-      html = `<span aria-hidden="true">🔥</span> <strong>${escapeHtml(days)}</strong> · ${escapeHtml(best)}`;
+      html = `<span class="streak-flame" aria-hidden="true"></span><strong>${escapeHtml(days)}</strong> · ${escapeHtml(best)}`;
       if (!wonToday) html += ` <span class="muted">${escapeHtml(gettext("— win one of today's deals to keep it going."))}</span>`;
     } else if (streak.longest > 0) {
       html = `${escapeHtml(gettext("No streak running"))} · ${escapeHtml(best)} <span class="muted">${escapeHtml(gettext("— win one of today's deals to start a new one."))}</span>`;
