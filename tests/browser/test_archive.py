@@ -49,6 +49,19 @@ def won_yesterday(server: Any, name: str) -> None:
     )
 
 
+def serious_violations(page: Any, within: str | None = None) -> list[str]:
+    """axe-core's serious and critical findings on the page as it stands (or in
+    the element ``within`` selects)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page, context=within).response["violations"]
+    return [
+        f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
 def streak_shown(page: Any) -> tuple[int, int, str]:
     page.wait_for_selector("#streak:not([hidden])")
     streak = page.locator("#streak")
@@ -90,6 +103,7 @@ def test_the_lobby_shows_the_streak_and_the_archive_the_won_days(new_page, serve
         assert other.get_attribute("data-status") == "not_started"
         assert other.locator("[data-result-link]").count() == 0
     assert daily["code"] not in page.content()
+    assert serious_violations(page, "#streak") == []  # (the deals' own are another item's)
     screenshot(page, "lobby-streak")
 
     # The archive, from the site's navigation: today's cell marks the win.
@@ -108,6 +122,7 @@ def test_the_lobby_shows_the_streak_and_the_archive_the_won_days(new_page, serve
     label = cell.get_attribute("aria-label")
     assert "Seahaven Towers · Easy (4 cells): Won" in label and "Easy Harp: Not played" in label
     assert daily["code"] not in page.content()
+    assert serious_violations(page) == []
     screenshot(page, "archive-month")
 
     # Yesterday, on its month's page (the month before, on the 1st of a month).
@@ -129,6 +144,15 @@ def test_the_lobby_shows_the_streak_and_the_archive_the_won_days(new_page, serve
     phone.wait_for_selector("#calendar[aria-busy=false]")
     width = phone.evaluate("() => document.documentElement.scrollWidth")
     assert width <= 360, f"the archive is {width} px wide on a 360-px phone"
+    # Every link of the site's navigation, Archive added, in view without scrolling it.
+    for size in ((360, 640), (390, 844), (640, 360), (844, 390)):
+        phone.set_viewport_size({"width": size[0], "height": size[1]})
+        nav = phone.evaluate(
+            "() => { const n = document.querySelector('.site-nav');"
+            " return [n.scrollWidth, n.clientWidth]; }"
+        )
+        assert nav[0] <= nav[1], f"the site's links need {nav[0]} px of {nav[1]} at {size}"
+    screenshot(phone, "archive-phone")
 
 
 def test_a_past_day_from_the_archive_plays_as_practice(new_page, server):
@@ -177,6 +201,8 @@ def test_signed_out_the_calendar_has_no_marks_and_days_still_open(new_page, serv
     page.wait_for_selector("#calendar[aria-busy=false]")
     assert page.locator("#archive-signin").is_visible()
     assert page.locator(".mark").count() == 0
+    assert serious_violations(page) == []
+    screenshot(page, "archive-signed-out")
     cell = page.locator(f'.cal-day[data-date="{yesterday.isoformat()}"]')
     assert cell.get_attribute("href") == f"/daily/{yesterday.isoformat()}/"
     cell.click()
