@@ -168,6 +168,7 @@ def test_a_past_day_from_the_archive_plays_as_practice(new_page, server):
     entry = page.locator('.day-deal[data-variant="SH1-C4"]')
     assert entry.locator(".day-code").inner_text().strip() == stored["code"]
     assert entry.locator(f'a[href="/leaderboard/{yesterday.isoformat()}/SH1-C4/"]').count() == 1
+    assert page.get_attribute("#day-archive", "href") == f"/archive/?month={month_of(yesterday)}"
     screenshot(page, "daily-revealed-play")
 
     entry.locator("[data-play-code]").click()

@@ -206,8 +206,9 @@ def test_an_unknown_player_is_a_404_naming_them(anon):
     error = assert_error(anon.get("/api/players/nobody_at_all/calendar/"), 404, "not_found")
     assert "nobody_at_all" in error["message"]
     assert_error(anon.get("/api/players/a%00b/calendar/"), 404, "not_found")
-    # The player is looked up before the month: both wrong, the player is named.
-    assert_error(anon.get("/api/players/nobody_at_all/calendar/", {"month": "x"}), (400, 404))
+    # Both wrong: the month is read first, and named.
+    response = anon.get("/api/players/nobody_at_all/calendar/", {"month": "x"})
+    assert_error(response, 400, "bad_month")
 
 
 def test_a_disqualified_win_breaks_the_streak_on_the_calendar_too(anon, make_player):
