@@ -170,3 +170,15 @@ class RateThrottle(BaseThrottle):
             return True
         rate_limit(scope, ident)
         return True
+
+
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def parse_month(text: str) -> dt.date:
+    """A month in a query, ``YYYY-MM`` exactly, as its first day; anything else
+    is a 400 ``bad_month``."""
+    found = _MONTH.fullmatch(text)
+    if found and int(found[1]) >= 1 and 1 <= int(found[2]) <= 12:
+        return dt.date(int(found[1]), int(found[2]), 1)
+    raise ApiError(400, "bad_month", f"{text[:40]!r} is not a month (YYYY-MM, e.g. 2026-12).")

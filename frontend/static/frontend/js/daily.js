@@ -4,10 +4,14 @@
 // commands that let anyone check them with the engine's command line — the hash,
 // the deal, and the proof replayed to a win. The proof is offered as a JSON-lines
 // file made here from the answer; nothing is computed or judged by the client.
+// A day that is over also offers each deal for practice ("Play this deal": a new
+// unranked game of its now public code, POST /api/games/ {"code"}); a day still
+// running has no code to offer, and no such button.
 
 import { escapeHtml, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
-import { get } from "./api.js";
+import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
+import { signedIn } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -97,9 +101,28 @@ function revealed(deal, i) {
       <p class="muted small">${escapeHtml(gettext("With the engine's command line, from a checkout of the project's source:"))}</p>
       <ol class="check-commands">${steps.join("")}</ol>
     </section>
-    <div class="deal-actions">${download}
-      <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Leaderboard"))}</a></div>
+    <div class="deal-actions">${playButton(code)}${download}
+      <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Final leaderboard"))}</a></div>
   </li>`;
+}
+
+function playButton(code) {
+  if (!signedIn()) {
+    const next = encodeURIComponent(location.pathname);
+    return `<a class="button primary" href="/login/?next=${next}">${escapeHtml(gettext("Sign in to play this deal"))}</a>`;
+  }
+  return `<button type="button" class="button primary play-deal" data-play-code="${escapeHtml(code)}">${escapeHtml(gettext("Play this deal"))}</button>`;
+}
+
+async function playDeal(button) {
+  button.disabled = true;
+  try {
+    const attempt = await post("/api/games/", { code: button.dataset.playCode });
+    location.href = `/play/${attempt.id}/`;
+  } catch (err) {
+    $("day-error").textContent = err.message;
+    button.disabled = false;
+  }
 }
 
 function tick() {
@@ -134,3 +157,7 @@ try {
   $("day-deals").setAttribute("aria-busy", "false");
 }
 copyButtons(root);
+$("day-deals").addEventListener("click", (e) => {
+  const button = e.target.closest("[data-play-code]");
+  if (button) playDeal(button);
+});
