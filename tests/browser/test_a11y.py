@@ -1,9 +1,10 @@
 """Every page, at every screen size of issue 15, scanned with axe-core (the
 engine axe-playwright-python ships, injected into the page under test): no
-serious or critical violation. Each page at each size is kept as a screenshot
-in ``$BROWSER_ARTIFACTS/sizes/`` (default ``.artifacts/browser/sizes/``), the
-pictures a person looks at before a release and CI keeps as artifacts. The dark
-theme (as the system's preference) is scanned at a phone size and a desk size.
+serious or critical violation, and no page wider than the screen. Each page at
+each size is kept as a screenshot in ``$BROWSER_ARTIFACTS/sizes/`` (default
+``.artifacts/browser/sizes/``), the pictures a person looks at before a release
+and CI keeps as artifacts. The dark theme (as the system's preference) is
+scanned at a phone size and a desk size.
 
 Pages are scanned as they are used: signed in, with a game being played, a
 game watched by a second account, a finished game's replay, yesterday's
@@ -32,6 +33,24 @@ EASY_HARP = "EH1-N-AAAAAAF"
 SERIOUS = {"serious", "critical"}
 
 axe = Axe()
+
+# What makes the page wider than the screen: the element reaching furthest right
+# that no scrolling or clipping box of its own holds in.
+WIDEST = """() => {
+    if (document.documentElement.scrollWidth <= innerWidth) return "";
+    const held = (el) => {
+        for (let up = el.parentElement; up && up !== document.body; up = up.parentElement)
+            if (getComputedStyle(up).overflowX !== "visible") return true;
+        return false;
+    };
+    let far = null, right = 0;
+    for (const el of document.body.querySelectorAll("*")) {
+        const r = el.getBoundingClientRect().right;
+        if (r > right && !held(el)) [far, right] = [el, r];
+    }
+    const name = far.id ? "#" + far.id : far.tagName.toLowerCase() + "." + far.classList[0];
+    return `${name} reaches ${Math.round(right)} px of ${innerWidth}`;
+}"""
 
 
 def played(page: Any, code: str, moves: int) -> int:
@@ -94,6 +113,8 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height, sc
         (player, "daily-today", "/daily/"),
         (anonymous, "daily-yesterday", f"/daily/{yesterday}/"),
         (anonymous, "player", f"/players/{name}/"),
+        (player, "archive", "/archive/"),
+        (anonymous, "archive-signed-out", "/archive/"),
         (anonymous, "not-found", "/players/nobody-has-this-name/"),
     ]
     found: dict[str, list[str]] = {}
@@ -103,7 +124,10 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height, sc
         settled(page, path)
         suffix = "" if scheme == "light" else f"-{scheme}"
         page.screenshot(path=str(folder / f"{label}-{width}x{height}{suffix}.png"))
-        if problems := violations(page):
+        problems = violations(page)
+        if wide := page.evaluate(WIDEST):  # a page never scrolls sideways
+            problems.append(f"wider than the screen: {wide}")
+        if problems:
             found[label] = problems
     assert not found, "\n".join(
         f"{label}: {line}" for label, lines in found.items() for line in lines
