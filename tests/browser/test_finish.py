@@ -25,6 +25,16 @@ from .test_pages import open_daily, sign_up, start_practice, wait_moves
 # A card as the engine writes it (7H, TD, 10S…): none may be in the card or the text.
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")
 PRACTICE_CODE = "SH1-C4-AAAAAJ2"
+CASCADE_MS = 3500  # longer than the cascade at a win (finish.js: 24 cards, 70 ms apart, 1.1 s each)
+# Counts the dialogs the page opens, from before its scripts run.
+OPENINGS = """
+window.openings = 0;
+const showModal = HTMLDialogElement.prototype.showModal;
+HTMLDialogElement.prototype.showModal = function () {
+    if (this.id === "win") window.openings += 1;
+    return showModal.call(this);
+};
+"""
 
 
 def today() -> str:
@@ -67,6 +77,8 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
     # The cascade first (copies of the foundations' cards, outside the board), then the card.
     page.wait_for_selector(".win-cascade .cascade-card", state="attached")
     assert page.locator("#board .win-cascade").count() == 0
+    page.wait_for_timeout(700)
+    screenshot(page, "finish-cascade")
     wait_figures(page)
     assert page.locator(".win-cascade").count() == 0  # gone once it fell
     screenshot(page, "finish-card")
@@ -102,11 +114,14 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
         assert daily["code"] not in shown
         assert not CARD.search(shown), CARD.search(shown)
 
-    # Shown once: a reload shows the finished board, and the Result button.
+    # Shown once: a reload shows the finished board, and the Result button; the card
+    # does not open, not even after the time a cascade takes.
+    page.add_init_script(OPENINGS)
     page.reload()
     page.wait_for_selector("#show-result", state="visible")
     page.wait_for_function("() => document.querySelector('#connection').dataset.state === 'open'")
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(CASCADE_MS)
+    assert page.evaluate("window.openings") == 0
     assert page.locator("#win").is_hidden()
     page.click("#show-result")
     wait_figures(page)
@@ -192,6 +207,39 @@ def test_the_result_card_fits_the_viewport(new_page, server, width, height):
             and inner["x"] + inner["width"] <= width
         ), hook
     screenshot(page, f"finish-card-{width}x{height}")
+
+
+# A phone's share sheet, as the page sees it: what it was given is kept.
+SHARE_SHEET = """
+navigator.canShare = (data) => typeof data.text === "string";
+navigator.share = async (data) => { window.shared = data; };
+"""
+
+
+def test_on_a_phone_share_opens_the_share_sheet_with_the_same_text(chromium, site, server):
+    context = chromium.new_context(
+        base_url=site, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+    )
+    try:
+        context.set_default_timeout(10_000)
+        context.add_init_script(SHARE_SHEET)
+        page = context.new_page()
+        sign_up(page)
+        win_ranked(page, server)
+        wait_figures(page)
+        assert page.evaluate("matchMedia('(pointer: coarse)').matches")
+        page.tap("#win-share")
+        page.wait_for_function("() => window.shared")
+        shared = page.evaluate("window.shared")
+        assert set(shared) == {"text"}
+        assert shared["text"].startswith(
+            f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) ✓ "
+        )
+        assert shared["text"].endswith(f" · 1-day streak\n{site}/daily/{today()}/")
+        assert page.inner_text("#win-share-status") == ""  # not the clipboard
+        screenshot(page, "finish-card-390x844")
+    finally:
+        context.close()
 
 
 SHARE = """async (cases) => {

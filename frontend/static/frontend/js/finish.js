@@ -45,6 +45,7 @@ function cascade(board) {
   const style = getComputedStyle(board);
   for (const name of ["--cw", "--ch", "--cf"]) layer.style.setProperty(name, style.getPropertyValue(name));
   let last = -1;
+  const left = [];
   piles.forEach((pile, p) => {
     const cards = [...pile.querySelectorAll(".card.face")].slice(-CASCADE_PER_PILE).reverse();
     cards.forEach((card, k) => {
@@ -57,6 +58,9 @@ function cascade(board) {
       copy.style.cssText = `left:${box.left}px;top:${box.top}px;--dx:${side * (80 + ((p * 53 + k * 37) % 160))}px;--dy:${
         innerHeight - box.top + 40
       }px;--spin:${side * (10 + ((k * 29) % 40))}deg;animation-delay:${order * CASCADE_STAGGER_MS}ms`;
+      // The card leaves its foundation as its copy starts to fall; it is back once all fell.
+      copy.addEventListener("animationstart", () => (card.style.visibility = "hidden"), { once: true });
+      left.push(card);
       layer.append(copy);
       last = Math.max(last, order);
     });
@@ -66,6 +70,7 @@ function cascade(board) {
   return new Promise((resolve) =>
     setTimeout(() => {
       layer.remove();
+      for (const card of left) card.style.visibility = "";
       resolve();
     }, last * CASCADE_STAGGER_MS + CASCADE_FALL_MS),
   );
@@ -107,6 +112,7 @@ export class Finish {
   async celebrate() {
     if (this.celebrated) return;
     this.celebrated = true;
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))); // the board drawn won
     await cascade($("board"));
     this.open({ atWin: true });
   }
