@@ -20,6 +20,7 @@ import pytest
 
 from .conftest import screenshot
 from .test_auto_finish import POST_ACTIONS, api_get
+from .test_daily_deals import resign
 from .test_pages import open_daily, sign_up, start_practice, wait_moves
 
 # A card as the engine writes it (7H, TD, 10S…): none may be in the card or the text.
@@ -114,6 +115,24 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
         assert daily["code"] not in shown
         assert not CARD.search(shown), CARD.search(shown)
 
+    # While it is open the rank follows the day's board: another player finishes.
+    other = new_page()
+    sign_up(other)
+    open_daily(other, "SH1-C4")
+    resign(other)
+    page.wait_for_function(
+        "text => document.querySelector('#win-rank').innerText === text",
+        arg=f"{board['me']['rank']} of {board['count'] + 1}",
+    )
+    board = api_get(page, f"/api/leaderboard/{today()}/SH1-C4/")
+    # A resignation opens no card by itself; its Result shows the figures, with nothing to share.
+    other.wait_for_selector("#show-result", state="visible")
+    assert other.locator("#win").is_hidden()
+    other.click("#show-result")
+    other.wait_for_selector("#win-rank-row", state="visible")
+    assert other.inner_text("#win-title") == "Resigned"
+    assert other.locator("#win-share").is_hidden()
+
     # Shown once: a reload shows the finished board, and the Result button; the card
     # does not open, not even after the time a cascade takes.
     page.add_init_script(OPENINGS)
@@ -180,6 +199,41 @@ def test_a_practice_win_under_reduced_motion_opens_the_card_at_once_without_rank
     ):
         assert page.locator(hidden).is_hidden(), hidden
     assert "Practice" in page.inner_text("#win-what")
+
+
+def test_a_won_practice_of_the_daily_has_par_and_shares_without_rank_or_streak(
+    new_page, server, site
+):
+    page = new_page()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    sign_up(page)
+    win_ranked(page, server)
+    wait_figures(page)
+    daily = server.daily("SH1-C4")
+    page.goto("/")
+    page.click('[data-practise="SH1-C4"]')
+    page.wait_for_url(re.compile(r"/play/\d+/$"))
+    page.wait_for_selector("#board .pile[data-pile=t1] .card")
+    practice = int(page.url.rstrip("/").split("/")[-1])
+    proof = daily["proof"]
+    seq = page.evaluate(POST_ACTIONS, [practice, 0, proof[:-1]])
+    wait_moves(page, len(proof) - 1)
+    page.evaluate(POST_ACTIONS, [practice, seq, proof[-1:]])
+    page.wait_for_selector("#win", state="visible", timeout=20_000)
+    page.wait_for_selector("#win-par", state="visible")
+    assert page.inner_text("#win-par") == f"par {daily['par']}"
+    assert "Daily · practice" in page.inner_text("#win-what")
+    page.wait_for_timeout(500)  # a practice has no rank nor streak to fetch
+    assert page.locator("#win-rank-row").is_hidden()
+    assert page.locator("#win-streak-row").is_hidden()
+    game = api_get(page, f"/api/games/{practice}/")
+    page.click("#win-share")
+    page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
+    assert page.evaluate("navigator.clipboard.readText()") == (
+        f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) (practice) ✓ "
+        f"{clock(game['elapsed_ms'])} · {game['moves']} moves (par {daily['par']})\n"
+        f"{site}/daily/{today()}/"
+    )
 
 
 @pytest.mark.parametrize(("width", "height"), [(360, 640), (640, 360)])

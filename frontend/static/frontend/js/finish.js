@@ -169,7 +169,7 @@ export class Finish {
     const asks = [this.par(game).then((par) => (this.figures.par = par))];
     if (game.ranked && game.daily) asks.push(this.loadRank(), this.loadStreak());
     await Promise.allSettled(asks);
-    if (this.game === game) this.fill();
+    this.fill(); // with the game as it is now (a later state of the same attempt may have come)
   }
 
   async loadRank() {
