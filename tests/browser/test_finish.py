@@ -26,7 +26,7 @@ from .test_pages import open_daily, sign_up, start_practice, wait_moves
 # A card as the engine writes it (7H, TD, 10S…): none may be in the card or the text.
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")
 PRACTICE_CODE = "SH1-C4-AAAAAJ2"
-CASCADE_MS = 3500  # longer than the cascade at a win (finish.js: 24 cards, 70 ms apart, 1.1 s each)
+CASCADE_MS = 3500  # longer than a cascade (finish.js: 1.7 s of starts, 1.1 s of fall)
 # Counts the dialogs the page opens, from before its scripts run.
 OPENINGS = """
 window.openings = 0;
