@@ -367,3 +367,30 @@ def test_the_share_text_of_each_kind_of_win(new_page):
         "Patience Daily 2026-12-02 · Seahaven Towers, Easy (4 cells) ✓ 0:59 · 61 moves (par 61)"
         " · #2 of 2" + link,
     ]
+
+
+def test_the_share_text_is_in_the_players_language_but_the_brand(new_page):
+    page = new_page(locale="tr-TR")
+    page.goto("/")
+    assert page.get_attribute("html", "lang") == "tr"
+    [text] = page.evaluate(
+        SHARE,
+        [
+            {
+                "date": "2026-12-02",
+                "origin": "https://patience.example",
+                "variant": "SH1-C1",
+                "ranked": True,
+                "ms": 192_000,
+                "moves": 98,
+                "par": 87,
+                "rank": 12,
+                "count": 340,
+                "streak": 5,
+            }
+        ],
+    )
+    assert text == (
+        "Patience Daily 2026-12-02 · Seahaven Towers, Zor (1 hücre) ✓ 3:12 · 98 hamle (par 87)"
+        " · 340 içinde #12 · 5 günlük seri\nhttps://patience.example/daily/2026-12-02/"
+    )
