@@ -154,7 +154,10 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
     wait_figures(page)
     assert page.locator(".win-cascade").count() == 0  # no celebration on a later visit
     page.click("#win-close")
-    assert "#" not in page.url  # closed: a reload shows the board
+    # Closed, the hash goes (on the dialog's close event, a task after the click):
+    # a reload then shows the board.
+    page.wait_for_function("() => location.hash === ''")
+    assert "#" not in page.url
 
 
 def test_a_practice_win_under_reduced_motion_opens_the_card_at_once_without_rank(new_page):
