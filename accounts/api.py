@@ -20,6 +20,7 @@ from config.api import (
     RateThrottle,
     StrictBooleanField,
     StrictCharField,
+    StrictChoiceField,
     StrictSerializer,
 )
 from config.errors import ApiError
@@ -29,13 +30,24 @@ from .services import user_register, user_settings, user_update_settings
 
 
 class SettingsSerializer(StrictSerializer):
-    """The client's settings, stored with the account (issue 6)."""
+    """The client's settings, stored with the account (issue 6; the appearance,
+    issue 15). A PATCH names any of them; a bad one refuses the whole change."""
 
-    language = serializers.ChoiceField(
+    language = StrictChoiceField(
         User.Language.values, required=False, help_text="empty: the browser's language"
     )
     double_click = StrictBooleanField(required=False)
     interactive_rules = StrictBooleanField(required=False)
+    theme = StrictChoiceField(
+        User.Theme.values, required=False, help_text="empty: follow prefers-color-scheme"
+    )
+    deck = StrictChoiceField(
+        User.Deck.values, required=False, help_text="four: clubs green, diamonds blue"
+    )
+    sounds = StrictBooleanField(required=False, help_text="off unless asked for")
+    motion = StrictChoiceField(
+        User.Motion.values, required=False, help_text="empty: follow prefers-reduced-motion"
+    )
 
 
 class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -40,7 +40,15 @@ def user_register(*, username: str, password: str) -> User:
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None
 
 
-SETTINGS = ("language", "double_click", "interactive_rules")
+SETTINGS = (
+    "language",
+    "double_click",
+    "interactive_rules",
+    "theme",
+    "deck",
+    "sounds",
+    "motion",
+)
 
 
 def user_settings(user: User) -> dict[str, object]:
@@ -53,17 +61,23 @@ def user_update_settings(
     language: str | None = None,
     double_click: bool | None = None,
     interactive_rules: bool | None = None,
+    theme: str | None = None,
+    deck: str | None = None,
+    sounds: bool | None = None,
+    motion: str | None = None,
 ) -> User:
-    """Change the client settings stored with the account; None leaves one as it is."""
-    changed = {
-        name: value
-        for name, value in (
-            ("language", language),
-            ("double_click", double_click),
-            ("interactive_rules", interactive_rules),
-        )
-        if value is not None
+    """Change the client settings stored with the account; None leaves one as it is.
+    The values are already checked (the API's serializer): all are saved or none."""
+    given = {
+        "language": language,
+        "double_click": double_click,
+        "interactive_rules": interactive_rules,
+        "theme": theme,
+        "deck": deck,
+        "sounds": sounds,
+        "motion": motion,
     }
+    changed = {name: value for name, value in given.items() if value is not None}
     for name, value in changed.items():
         setattr(user, name, value)
     if changed:

@@ -7,6 +7,7 @@ coerced (``"2"`` is not 2, ``true`` is not 1), and unknown fields are refused.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 import time
@@ -67,10 +68,30 @@ class StrictCharField(serializers.CharField):
 class StrictBooleanField(serializers.BooleanField):
     """A JSON boolean and nothing else (not 0/1, not "true")."""
 
+    default_error_messages = {
+        "invalid": "Expected true or false.",
+        "null": "Expected true or false.",
+    }
+
     def to_internal_value(self, data: Any) -> bool:
         if type(data) is not bool:
             self.fail("invalid")
         return data
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """One of ``choices``, as a JSON string; a refusal lists them."""
+
+    def __init__(self, choices: Any, **kwargs: Any) -> None:
+        super().__init__(choices, **kwargs)
+        allowed = ", ".join(json.dumps(choice) for choice in self.choices)
+        message = f"Expected one of {allowed}."
+        self.error_messages = {**self.error_messages, "invalid_choice": message, "null": message}
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str):
+            self.fail("invalid_choice", input=data)
+        return super().to_internal_value(data)
 
 
 class StrictObjectField(serializers.JSONField):
@@ -149,3 +170,15 @@ class RateThrottle(BaseThrottle):
             return True
         rate_limit(scope, ident)
         return True
+
+
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def parse_month(text: str) -> dt.date:
+    """A month in a query, ``YYYY-MM`` exactly, as its first day; anything else
+    is a 400 ``bad_month``."""
+    found = _MONTH.fullmatch(text)
+    if found and int(found[1]) >= 1 and 1 <= int(found[2]) <= 12:
+        return dt.date(int(found[1]), int(found[2]), 1)
+    raise ApiError(400, "bad_month", f"{text[:40]!r} is not a month (YYYY-MM, e.g. 2026-12).")

@@ -17,7 +17,7 @@ from games.api import (
     ReplayView,
     ResignView,
 )
-from leaderboard.api import LeaderboardView, PlayerView
+from leaderboard.api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView
 
 handler404 = "config.errors.not_found"
 handler500 = "config.errors.server_failure"
@@ -41,6 +41,12 @@ urlpatterns = [
         "api/leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"
     ),
     path("api/players/<str:username>/", PlayerView.as_view(), name="player"),
+    path(
+        "api/players/<str:username>/calendar/",
+        PlayerCalendarView.as_view(),
+        name="player-calendar",
+    ),
+    path("api/calendar/", CalendarView.as_view(), name="calendar"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("admin/", admin.site.urls),
     # The client's strings in the player's language, and switching it (issue 6).

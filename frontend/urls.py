@@ -18,6 +18,7 @@ urlpatterns = [
     path("leaderboard/<str:date>/<str:variant>/", views.leaderboard, name="leaderboard"),
     path("daily/", views.daily_today, name="daily-today"),
     path("daily/<str:date>/", views.daily, name="daily"),
+    path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
 ]

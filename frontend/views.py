@@ -14,6 +14,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from config.api import parse_month
+from config.errors import ApiError
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from leaderboard.selectors import player_get
@@ -148,6 +150,19 @@ def daily(request: HttpRequest, date: str) -> HttpResponse:
         over=day < today,
         variants=ALL_VARIANTS,
     )
+
+
+@ensure_csrf_cookie
+def archive(request: HttpRequest) -> HttpResponse:
+    """The calendar of past days (issue 15): the signed-in player's played and won
+    marks on each, from the calendar API; signed out, the days without marks. A
+    malformed ``?month=`` is no page; a month out of range is the API's to say."""
+    raw = request.GET.get("month")
+    try:
+        month = parse_month(raw) if raw is not None else utc_today().replace(day=1)
+    except ApiError:
+        raise Http404("No such month.") from None
+    return _page(request, "archive.html", "archive", month=f"{month.year:04d}-{month.month:02d}")
 
 
 @ensure_csrf_cookie

@@ -1,6 +1,9 @@
-"""``/api/leaderboard/{date}/{variant}/`` and ``/api/players/{username}/``."""
+"""``/api/leaderboard/{date}/{variant}/``, ``/api/players/{username}/`` and the
+archive's calendars, ``/api/calendar/`` and ``/api/players/{username}/calendar/``."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -10,12 +13,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import parse_date
+from config.api import parse_date, parse_month
 from config.errors import ApiError
 from games.api import ERRORS
+from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
 
-from .selectors import leaderboard_for_day, player_record
+from .selectors import calendar_month, leaderboard_for_day, player_calendar, player_record
 
 ROW = inline_serializer(
     "LeaderboardRow",
@@ -111,3 +115,64 @@ class PlayerView(APIView):
     @extend_schema(responses={200: PlayerSerializer, **ERRORS}, summary="A player's record")
     def get(self, request: Request, username: str) -> Response:
         return Response(player_record(username=username))
+
+
+RESULTS = ["won", "resigned", "abandoned", "playing", "disqualified", "failed_check"]
+
+
+class CalendarDay(serializers.Serializer):
+    date = serializers.DateField()
+    today = serializers.BooleanField()
+    dailies = serializers.ListField(
+        child=serializers.CharField(), help_text="the variants that had a daily deal that day"
+    )
+    results = serializers.DictField(
+        child=serializers.ChoiceField(RESULTS),
+        help_text="the player's ranked result per variant played (none when anonymous);"
+        " only 'won' counts for the record and the streak",
+    )
+
+
+class CalendarSerializer(serializers.Serializer):
+    month = serializers.CharField(help_text="YYYY-MM")
+    today = serializers.DateField()
+    player = serializers.CharField(allow_null=True)
+    variants = serializers.ListField(child=serializers.CharField())
+    first = serializers.CharField(help_text="the first month with daily deals (YYYY-MM)")
+    previous = serializers.CharField(allow_null=True)
+    next = serializers.CharField(allow_null=True)
+    days = CalendarDay(many=True, help_text="the month's days up to today")
+
+
+MONTH = OpenApiParameter(
+    "month", str, required=False, description="YYYY-MM; the current month (UTC) if left out"
+)
+
+
+def _month(request: Request) -> dt.date:
+    raw = request.query_params.get("month")
+    return utc_today().replace(day=1) if raw is None else parse_month(raw)
+
+
+class CalendarView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        parameters=[MONTH],
+        responses={200: CalendarSerializer, **ERRORS},
+        summary="A month of daily deals: which days had them",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(calendar_month(month=_month(request), user=None))
+
+
+class PlayerCalendarView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        parameters=[MONTH],
+        responses={200: CalendarSerializer, **ERRORS},
+        summary="A month of a player's daily deals: their ranked result on each",
+    )
+    def get(self, request: Request, username: str) -> Response:
+        return Response(player_calendar(username=username, month=_month(request)))

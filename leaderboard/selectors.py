@@ -12,7 +12,7 @@ from django.db.models.functions import Rank
 from accounts.models import User
 from config.errors import ApiError
 from games.dailies import utc_today
-from games.engine import parse_variant
+from games.engine import ALL_VARIANTS, parse_variant
 from games.models import Attempt, DailyDeal
 from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
 
@@ -129,8 +129,14 @@ def _closed_reason(viewer: Viewer) -> str:
 
 
 def _streaks(days: list[dt.date]) -> tuple[int, int]:
-    """(current, longest) runs of consecutive days; the current one may end
-    yesterday, as today's deal may still be ahead."""
+    """(current, longest) streaks in ``days``, the sorted days on which the
+    player won a ranked daily (``counted_results``), in any variant.
+
+    A streak is a run of consecutive UTC days each with at least one such win.
+    The current streak is the run that ends today or yesterday: today counts
+    once won, and a streak that ended yesterday is not broken until today ends
+    (today's deals may still be ahead). The one definition: the player record,
+    the lobby and the result card read it from here."""
     longest = run = 0
     previous: dt.date | None = None
     for day in days:
@@ -139,6 +145,17 @@ def _streaks(days: list[dt.date]) -> tuple[int, int]:
         previous = day
     current = run if previous and utc_today() - previous <= dt.timedelta(days=1) else 0
     return current, longest
+
+
+def counted_results(*, user: User) -> QuerySet[Attempt]:
+    """The player's ranked results that count in their record and streak: finished,
+    not disqualified by staff, not failed by the replay check (pending ones count,
+    as on the leaderboard)."""
+    return (
+        Attempt.objects.filter(player=user, ranked=True, disqualified=False)
+        .exclude(status=Attempt.Status.PLAYING)
+        .exclude(verified=False)
+    )
 
 
 def player_get(*, username: str) -> User | None:
@@ -153,12 +170,7 @@ def player_record(*, username: str) -> dict[str, Any]:
     user = player_get(username=username)
     if user is None:
         raise ApiError(404, "not_found", f"No player {username!r}.")
-    finished = (
-        Attempt.objects.filter(player=user, ranked=True, disqualified=False)
-        .exclude(status=Attempt.Status.PLAYING)
-        .exclude(verified=False)
-        .select_related("daily")
-    )
+    finished = counted_results(user=user).select_related("daily")
     # Results staff took off the board count nowhere above; they are listed instead.
     disqualified = [
         {
@@ -200,3 +212,95 @@ def player_record(*, username: str) -> dict[str, Any]:
         "disqualified": len(disqualified),
         "disqualifications": disqualified,
     }
+
+
+# --- the archive's calendar --------------------------------------------------------
+
+
+def _month_start(day: dt.date) -> dt.date:
+    return day.replace(day=1)
+
+
+def _next_month(month: dt.date) -> dt.date:
+    return (month + dt.timedelta(days=31)).replace(day=1)
+
+
+def _month_text(month: dt.date) -> str:
+    return f"{month.year:04d}-{month.month:02d}"
+
+
+def calendar_result(attempt: Attempt) -> str:
+    """What a ranked attempt shows on the calendar. Only ``won`` counts for the
+    record and the streak, exactly when ``counted_results`` counts it as a win:
+    a result staff disqualified or the replay check failed shows as such."""
+    if attempt.disqualified:
+        return "disqualified"
+    if attempt.verified is False:
+        return "failed_check"
+    return str(attempt.status)
+
+
+def calendar_month(*, month: dt.date, user: User | None) -> dict[str, Any]:
+    """The days of ``month`` (its first day) up to today, with the variants that
+    had a daily deal that day and, for ``user``, their ranked result on each
+    (``calendar_result``). Nothing names a deal: no code, no commitment. Months
+    run from the first with a stored daily deal to the current one (UTC)."""
+    today = utc_today()
+    current = _month_start(today)
+    earliest = DailyDeal.objects.filter(date__lte=today).order_by("date").first()
+    first = min(_month_start(earliest.date), current) if earliest else current
+    if not first <= month <= current:
+        raise ApiError(
+            400,
+            "month_out_of_range",
+            f"No calendar for {_month_text(month)}: 'month' runs from"
+            f" {_month_text(first)} to {_month_text(current)}.",
+        )
+    end = min(_next_month(month) - dt.timedelta(days=1), today)
+    dailies: dict[dt.date, list[str]] = {}
+    for date, variant in DailyDeal.objects.filter(date__gte=month, date__lte=end).values_list(
+        "date", "variant"
+    ):
+        dailies.setdefault(date, []).append(variant)
+    # Today's deals are made on demand by the first who asks (PRODUCT.md): it has them.
+    if month <= today <= end:
+        dailies[today] = list(ALL_VARIANTS)
+    results: dict[dt.date, dict[str, str]] = {}
+    if user is not None:
+        for attempt in Attempt.objects.filter(
+            player=user, ranked=True, daily__date__gte=month, daily__date__lte=end
+        ).select_related("daily"):
+            assert attempt.daily is not None  # ranked attempts always have one
+            results.setdefault(attempt.daily.date, {})[attempt.daily.variant] = calendar_result(
+                attempt
+            )
+    days = []
+    day = month
+    while day <= end:
+        days.append(
+            {
+                "date": day.isoformat(),
+                "today": day == today,
+                "dailies": [v for v in ALL_VARIANTS if v in dailies.get(day, ())],
+                "results": results.get(day, {}),
+            }
+        )
+        day += dt.timedelta(days=1)
+    previous = _month_start(month - dt.timedelta(days=1))
+    return {
+        "month": _month_text(month),
+        "today": today.isoformat(),
+        "player": user.get_username() if user is not None else None,
+        "variants": list(ALL_VARIANTS),
+        "first": _month_text(first),
+        "previous": _month_text(previous) if month > first else None,
+        "next": _month_text(_next_month(month)) if month < current else None,
+        "days": days,
+    }
+
+
+def player_calendar(*, username: str, month: dt.date) -> dict[str, Any]:
+    user = player_get(username=username)
+    if user is None:
+        raise ApiError(404, "not_found", f"No player {username!r}.")
+    return calendar_month(month=month, user=user)

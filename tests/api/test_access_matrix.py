@@ -201,7 +201,10 @@ ATTEMPT_FIELDS = (
     "player_id", "ranked", "status", "seq", "state", "score", "moves", "won",
     "updated_at", "finished_at", "verified",
 )  # fmt: skip
-USER_FIELDS = ("username", "password", "language", "double_click", "interactive_rules")
+USER_FIELDS = (
+    "username", "password", "language", "double_click", "interactive_rules",
+    "theme", "deck", "sounds", "motion",
+)  # fmt: skip
 
 
 def stored() -> dict[str, Any]:
@@ -442,6 +445,10 @@ ENDPOINTS: dict[str, Endpoint] = {
         "GET /api/players/{owner}/",
         lambda c: c.client.get(f"/api/players/{c.world.usernames['owner']}/"),
     ),
+    "calendar": Endpoint(
+        "GET /api/players/{owner}/calendar/",
+        lambda c: c.client.get(f"/api/players/{c.world.usernames['owner']}/calendar/"),
+    ),
     "schema": Endpoint("GET /api/schema/", lambda c: c.client.get("/api/schema/")),
     "ws_board": Endpoint(
         "/ws/leaderboard/{today}/SH1-C4/ (then a ping)",
@@ -669,6 +676,7 @@ TABLE = [
     ("practise_daily", NONE,    SIGN_IN,   NOT_YET,   NEW,       NEW,       NEW),
     ("start_random",  NONE,     SIGN_IN,   NEW,       NEW,       NEW,       NEW),
     ("player",        NONE,     OK,        OK,        OK,        OK,        OK),
+    ("calendar",      NONE,     OK,        OK,        OK,        OK,        OK),
     ("schema",        NONE,     OK,        OK,        OK,        OK,        OK),
     ("ws_board",      NONE,     SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED),
     ("page_live",     NONE,     LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),

@@ -13,7 +13,15 @@ from tests.engine.search import find_win
 
 pytestmark = pytest.mark.django_db
 
-DEFAULTS = {"language": "", "double_click": True, "interactive_rules": True}
+DEFAULTS = {
+    "language": "",
+    "double_click": True,
+    "interactive_rules": True,
+    "theme": "",
+    "deck": "two",
+    "sounds": False,
+    "motion": "",
+}
 
 
 def test_settings_default_and_change_partially(player):
@@ -53,7 +61,7 @@ def test_signing_in_brings_the_accounts_language(make_player):
         ({"double_click": "yes"}, "double_click"),
         ({"double_click": 1}, "double_click"),
         ({"interactive_rules": None}, "interactive_rules"),
-        ({"theme": "dark"}, "theme"),
+        ({"colour": "dark"}, "colour"),
         ([], "body"),
     ],
 )

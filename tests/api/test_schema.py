@@ -15,6 +15,8 @@ def test_schema_validates_without_warnings(tmp_path):
         "/api/games/{attempt_id}/replay/",
         "/api/leaderboard/{date}/{variant}/",
         "/api/players/{username}/",
+        "/api/players/{username}/calendar/",
+        "/api/calendar/",
     ):
         assert f"{path}:" in text
 

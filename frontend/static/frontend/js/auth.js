@@ -2,6 +2,7 @@
 
 import "./i18n.js";
 import { post } from "./api.js";
+import { adoptStoredSettings } from "./settings.js";
 
 const form = document.getElementById("auth-form");
 const error = document.getElementById("auth-error");
@@ -20,6 +21,9 @@ form.addEventListener("submit", async (e) => {
   const endpoint = form.dataset.mode === "signup" ? "/api/auth/register/" : "/api/auth/login/";
   try {
     await post(endpoint, { username, password });
+    // A new account starts from the settings this browser kept signed out; on
+    // sign-in the account's own settings win (settings.js).
+    if (form.dataset.mode === "signup") await adoptStoredSettings().catch(() => {});
     location.href = form.dataset.next || "/";
   } catch (err) {
     error.textContent = err.message;

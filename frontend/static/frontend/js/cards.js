@@ -99,7 +99,8 @@ export function cardHtml(text, { index, top = 0, hidden = false, revealed = fals
   const centre = face
     ? `<span class="c-face">${face}<small>${card.symbol}</small></span>`
     : `<span class="c-pip">${card.symbol}</span>`;
-  const classes = `card face ${card.red ? "red" : "black"}${revealed && hidden ? " revealed" : ""}`;
+  // suit-S/H/D/C: the four-colour deck (theme.css) colours diamonds and clubs apart.
+  const classes = `card face ${card.red ? "red" : "black"} suit-${card.suit}${revealed && hidden ? " revealed" : ""}`;
   return (
     `<div class="${classes}" data-card="${text}" data-index="${index}" role="img" aria-label="${cardName(text)}" style="${style}">` +
     `<span class="c-rank">${card.rankText}</span><span class="c-suit">${card.symbol}</span>${centre}` +

@@ -4,10 +4,14 @@
 // commands that let anyone check them with the engine's command line — the hash,
 // the deal, and the proof replayed to a win. The proof is offered as a JSON-lines
 // file made here from the answer; nothing is computed or judged by the client.
+// A day that is over also offers each deal for practice ("Play this deal": a new
+// unranked game of its now public code, POST /api/games/ {"code"}); a day still
+// running has no code to offer, and no such button.
 
 import { escapeHtml, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
-import { get } from "./api.js";
+import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
+import { signedIn } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -20,7 +24,7 @@ const jsonLines = (actions) => actions.map((a) => JSON.stringify(a)).join("\n") 
 const quote = (text) => `'${String(text).replaceAll("'", "'\\''")}'`;
 
 function commandBlock(id, text) {
-  return `<div class="command"><pre><code id="${id}">${escapeHtml(text)}</code></pre><button type="button" class="icon-button small copy" data-copy-from="${id}" title="${escapeHtml(gettext("Copy the command"))}" aria-label="${escapeHtml(gettext("Copy the command"))}">${COPY_ICON}</button></div>`;
+  return `<div class="command"><pre tabindex="0"><code id="${id}">${escapeHtml(text)}</code></pre><button type="button" class="icon-button small copy" data-copy-from="${id}" title="${escapeHtml(gettext("Copy the command"))}" aria-label="${escapeHtml(gettext("Copy the command"))}">${COPY_ICON}</button></div>`;
 }
 
 function fact(label, html, cls = "") {
@@ -75,7 +79,7 @@ function revealed(deal, i) {
       fmt(gettext("Replay the proof (download it first: %(file)s); the state printed at the end must say \"won\": true."), { file }),
     )}</p>
       ${commandBlock(`cmd-replay-${i}`, `python -m games.engine replay ${quote(code)} < ${file}`)}
-      <details class="proof-lines"><summary>${escapeHtml(gettext("The proof, one action a line"))}</summary><pre><code>${escapeHtml(jsonLines(proof))}</code></pre></details></li>`);
+      <details class="proof-lines"><summary>${escapeHtml(gettext("The proof, one action a line"))}</summary><pre tabindex="0"><code>${escapeHtml(jsonLines(proof))}</code></pre></details></li>`);
     const url = URL.createObjectURL(new Blob([jsonLines(proof)], { type: "application/x-ndjson" }));
     download = `<a class="button proof-download" href="${url}" download="${escapeHtml(file)}">${escapeHtml(gettext("Download proof (.jsonl)"))}</a>`;
   }
@@ -97,9 +101,28 @@ function revealed(deal, i) {
       <p class="muted small">${escapeHtml(gettext("With the engine's command line, from a checkout of the project's source:"))}</p>
       <ol class="check-commands">${steps.join("")}</ol>
     </section>
-    <div class="deal-actions">${download}
-      <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Leaderboard"))}</a></div>
+    <div class="deal-actions">${playButton(code)}${download}
+      <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Final leaderboard"))}</a></div>
   </li>`;
+}
+
+function playButton(code) {
+  if (!signedIn()) {
+    const next = encodeURIComponent(location.pathname);
+    return `<a class="button primary" href="/login/?next=${next}">${escapeHtml(gettext("Sign in to play this deal"))}</a>`;
+  }
+  return `<button type="button" class="button primary play-deal" data-play-code="${escapeHtml(code)}">${escapeHtml(gettext("Play this deal"))}</button>`;
+}
+
+async function playDeal(button) {
+  button.disabled = true;
+  try {
+    const attempt = await post("/api/games/", { code: button.dataset.playCode });
+    location.href = `/play/${attempt.id}/`;
+  } catch (err) {
+    $("day-error").textContent = err.message;
+    button.disabled = false;
+  }
 }
 
 function tick() {
@@ -134,3 +157,7 @@ try {
   $("day-deals").setAttribute("aria-busy", "false");
 }
 copyButtons(root);
+$("day-deals").addEventListener("click", (e) => {
+  const button = e.target.closest("[data-play-code]");
+  if (button) playDeal(button);
+});

@@ -1,9 +1,9 @@
-// On every page: sign out, the settings dialog (signed in) and the language
-// picker (anonymous).
+// On every page: sign out, and the settings dialog (signed in: the account's;
+// signed out: this browser's, with the language).
 
 import "./i18n.js";
 import { post } from "./api.js";
-import { applyLanguage, loadSettings, saveSettings } from "./settings.js";
+import { applyLanguage, loadSettings, saveSettings, signedIn } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -15,36 +15,45 @@ $("signout")?.addEventListener("click", async () => {
   }
 });
 
-$("anon-language")?.addEventListener("change", (e) => applyLanguage(e.target.value));
-
 const dialog = $("settings-dialog");
 if (dialog) {
+  const form = $("settings-form");
   const status = $("settings-status");
-  const fields = {
-    double_click: $("set-double-click"),
-    interactive_rules: $("set-interactive-rules"),
-    language: $("set-language"),
+  const CHECKBOXES = ["double_click", "interactive_rules", "sounds"];
+  const RADIOS = ["theme", "deck", "motion"];
+
+  const show = (settings) => {
+    for (const name of CHECKBOXES) form.elements[name].checked = settings[name];
+    for (const name of RADIOS) form.elements[name].value = settings[name];
+    form.elements.language.value = settings.language || "";
   };
+
   $("settings-open").addEventListener("click", async () => {
-    const settings = await loadSettings();
-    fields.double_click.checked = settings.double_click;
-    fields.interactive_rules.checked = settings.interactive_rules;
-    fields.language.value = settings.language || "";
+    show(await loadSettings());
     status.textContent = "";
     dialog.showModal();
   });
+
   const save = async (name, value) => {
+    if (name === "language" && !signedIn()) {
+      applyLanguage(value); // the language cookie; reloads
+      return;
+    }
     status.textContent = gettext("Saving…");
     try {
       await saveSettings({ [name]: value });
       status.textContent = gettext("Saved.");
       if (name === "language") applyLanguage(value);
     } catch (err) {
+      show(await loadSettings()); // as they are: the refused change undone
       status.textContent = err.message || gettext("Could not save the settings.");
     }
   };
-  fields.double_click.addEventListener("change", (e) => save("double_click", e.target.checked));
-  fields.interactive_rules.addEventListener("change", (e) => save("interactive_rules", e.target.checked));
-  fields.language.addEventListener("change", (e) => save("language", e.target.value));
+
+  form.addEventListener("change", (e) => {
+    const { name } = e.target;
+    if (CHECKBOXES.includes(name)) save(name, e.target.checked);
+    else if (RADIOS.includes(name) || name === "language") save(name, e.target.value);
+  });
   dialog.addEventListener("click", (e) => e.target === dialog && dialog.close()); // backdrop
 }

@@ -22,8 +22,7 @@ export class Hud {
   }
 
   show(game) {
-    const kind = game.ranked ? gettext("Daily · ranked") : game.daily ? gettext("Daily · practice") : gettext("Practice");
-    $("game-title").textContent = `${variantLabel(game.variant)} · ${kind}`;
+    $("game-title").textContent = `${variantLabel(game.variant)} · ${gameKind(game)}`;
     this.code = typeof game.code === "string" && game.code ? game.code : null;
     const code = $("code");
     const sealed = !this.code;
@@ -61,6 +60,11 @@ export class Hud {
     if (!code) return; // a daily still running: there is nothing to copy
     copyText(code, $("copy-code"), $("code"), fmt(gettext("Code %(code)s copied."), { code }));
   }
+}
+
+/** "Daily · ranked", "Daily · practice" or "Practice". */
+export function gameKind(game) {
+  return game.ranked ? gettext("Daily · ranked") : game.daily ? gettext("Daily · practice") : gettext("Practice");
 }
 
 /** A short sentence for screen readers after an accepted action. */

@@ -1,5 +1,7 @@
 // The lobby: today's four daily deals with the player's status on each (rank
-// once finished, from the leaderboard's `me`), par, and the time left in the UTC day.
+// once finished, from the leaderboard's `me`; the result card of a finished one,
+// /play/{id}/#result), par, the time left in the UTC day, and the signed-in
+// player's streak (the player record's `streak`: leaderboard/selectors.py).
 // A deal is sealed while its day runs (PRODUCT.md, "Fair daily deals"): the lobby
 // shows its commitment — the SHA-256 of its code — never a code; the codes are
 // revealed on the day's page (/daily/{date}/) once the day is over.
@@ -41,6 +43,7 @@ function actionButtons(deal) {
   // its replay watched once the server opens it (a win, or the day over).
   let html = "";
   if (FINISHED.has(deal.status)) {
+    html += `<a class="button" href="/play/${deal.attempt}/#result" data-result-link>${escapeHtml(gettext("Result"))}</a>`;
     html += `<button type="button" class="button primary" data-practise="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Practise this deal"))}</button>`;
   }
   if (deal.attempt && deal.replays_open) {
@@ -58,7 +61,7 @@ function sealHtml(deal) {
     <button type="button" class="icon-button small copy" data-copy="${escapeHtml(full)}" title="${escapeHtml(gettext("Copy the commitment"))}" aria-label="${escapeHtml(gettext("Copy the commitment"))}">${COPY_ICON}</button>`;
 }
 
-function render(deal, rank) {
+function render(deal, rank, count = 0) {
   const li = document.querySelector(`.deal[data-variant="${deal.variant}"]`);
   if (!li) return;
   const [title, level] = variantLabel(deal.variant).split(" · ");
@@ -75,7 +78,10 @@ function render(deal, rank) {
   }
   let rankHtml = "";
   if (rank) {
-    rankHtml = `<span class="rank" data-rank="${rank.rank}">${escapeHtml(fmt(gettext("rank %(rank)s"), { rank: formatNumber(rank.rank) }))}${
+    const text = count
+      ? fmt(gettext("rank %(rank)s of %(count)s"), { rank: formatNumber(rank.rank), count: formatNumber(count) })
+      : fmt(gettext("rank %(rank)s"), { rank: formatNumber(rank.rank) });
+    rankHtml = `<span class="rank" data-rank="${rank.rank}">${escapeHtml(text)}${
       rank.pending ? ` <small>${escapeHtml(gettext("(checking)"))}</small>` : ""
     }</span>`;
   }
@@ -107,6 +113,7 @@ async function load() {
     tick();
     for (const deal of daily.deals) render(deal, null);
     $("deals").setAttribute("aria-busy", "false");
+    showStreak(daily.deals.some((d) => d.status === "won"));
     // The rank of a finished attempt: the player's row of the day's leaderboard.
     await Promise.all(
       daily.deals
@@ -114,7 +121,7 @@ async function load() {
         .map(async (deal) => {
           try {
             const board = await get(`/api/leaderboard/${daily.date}/${deal.variant}/`);
-            if (board.me) render(deal, board.me);
+            if (board.me) render(deal, board.me, board.count);
           } catch {
             /* no rank shown */
           }
@@ -122,6 +129,33 @@ async function load() {
     );
   } catch (err) {
     $("lobby-error").textContent = err.message;
+  }
+}
+
+/** The current streak (days in a row with a won ranked daily, today counting once
+ *  won) and the longest, from the player record: the one definition is the server's. */
+async function showStreak(wonToday) {
+  const el = $("streak");
+  if (!el) return;
+  try {
+    const { streak } = await get(`/api/players/${encodeURIComponent(document.body.dataset.username)}/`);
+    el.dataset.current = streak.current;
+    el.dataset.longest = streak.longest;
+    const best = fmt(gettext("best %(n)s"), { n: formatNumber(streak.longest) });
+    let html;
+    if (streak.current > 0) {
+      const days = fmt(ngettext("%(n)s-day streak", "%(n)s-day streak", streak.current), { n: formatNumber(streak.current) });
+      html = `<span class="streak-flame" aria-hidden="true"></span><strong>${escapeHtml(days)}</strong> · ${escapeHtml(best)}`;
+      if (!wonToday) html += ` <span class="muted">${escapeHtml(gettext("— win one of today's deals to keep it going."))}</span>`;
+    } else if (streak.longest > 0) {
+      html = `${escapeHtml(gettext("No streak running"))} · ${escapeHtml(best)} <span class="muted">${escapeHtml(gettext("— win one of today's deals to start a new one."))}</span>`;
+    } else {
+      html = `${escapeHtml(gettext("No streak yet: win a daily deal to start one, and win one every day to keep it."))}`;
+    }
+    el.innerHTML = `${html} <a href="/archive/" id="streak-archive">${escapeHtml(gettext("Your calendar"))}</a>`;
+    el.hidden = false;
+  } catch {
+    el.hidden = true; /* no streak shown */
   }
 }
 

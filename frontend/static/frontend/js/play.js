@@ -3,9 +3,10 @@
 // shown only ever comes from the server (`ack`, `state`, `snapshot`, or an HTTP
 // answer), under the version rules of games/websocket.md.
 
-import { announce, escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
+import { announce, fmt } from "./i18n.js";
 import { get, post } from "./api.js";
 import { Board } from "./board.js";
+import { Finish } from "./finish.js";
 import { describeAction, hideMessage, Hud, showMessage, showNotice } from "./hud.js";
 import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
@@ -23,15 +24,14 @@ const state = {
   v: -1,
   pending: null, // {seq, action, info}: sent, not yet answered
   queue: [], // actions made while one was in flight
-  winShown: false,
-  parFor: null,
+  par: null, // {key, promise}: the daily's par, fetched once
   finishing: false, // the Finish button is playing the server's finishing moves
 };
 
 const settings = await loadSettings();
 const hud = new Hud();
 const board = new Board($("board"), { settings, onIntent: act });
-const openNewGame = setupNewGame();
+const finish = new Finish({ par: loadPar, onNewGame: setupNewGame() });
 const socket = new Socket(`/ws/games/${id}/`, {
   onMessage,
   onOpen: () => state.pending && socket.send(frame(state.pending)), // same seq again
@@ -49,14 +49,13 @@ const frame = (p) => ({ seq: p.seq, action: p.action });
 /** Keep the highest v; the same v replaces, except that a game over stays over. */
 function accept(game, v) {
   if (state.game && (v < state.v || (v === state.v && over(state.game) && !over(game)))) return false;
-  const first = !state.game;
-  const wasPlaying = state.game?.status === "playing";
+  const before = state.game ? state.game.status : null;
   state.game = game;
   state.v = v;
   render();
   setCurrentGame(game); // "Same deal": its code, or practice of its daily once the ranked attempt is over
-  if (game.status === "won" && wasPlaying && settings.sounds === true) playSound("win");
-  if (game.status === "won" && (first || wasPlaying) && !state.winShown) showWin();
+  if (game.status === "won" && before === "playing" && settings.sounds === true) playSound("win");
+  finish.update(game, before); // the result card: at a win seen here, or asked for (#result)
   return true;
 }
 
@@ -78,24 +77,25 @@ function render() {
   else if (game.status === "resigned") showNotice(gettext("You resigned this game."), "info");
   else if (game.status === "abandoned") showNotice(gettext("This game was closed: its day ended or it was left idle."), "info");
   else showNotice("");
-  loadPar(game);
+  loadPar(game).then((par) => {
+    if (!par) return;
+    $("par").textContent = fmt(gettext("best known: %(n)s moves"), { n: par });
+    $("par").hidden = false;
+  });
 }
 
-async function loadPar(game) {
+/** The par of the game's daily (null: none, or not a daily), fetched once. */
+function loadPar(game) {
   const key = `${game.daily}/${game.variant}`;
-  if (!game.daily || state.parFor === key) return;
-  state.parFor = key;
-  try {
+  if (!game.daily) return Promise.resolve(null);
+  if (state.par?.key !== key) {
     // The daily's entry by its day and variant: a daily still running names no code.
-    const daily = await get(`/api/daily/${game.daily}/`);
-    const deal = daily.deals.find((d) => d.variant === game.variant);
-    if (deal?.par) {
-      $("par").textContent = fmt(gettext("best known: %(n)s moves"), { n: deal.par });
-      $("par").hidden = false;
-    }
-  } catch {
-    /* par is a nicety */
+    const promise = get(`/api/daily/${game.daily}/`)
+      .then((daily) => daily.deals.find((d) => d.variant === game.variant)?.par || null)
+      .catch(() => null); // par is a nicety
+    state.par = { key, promise };
   }
+  return state.par.promise;
 }
 
 // --- sending actions ------------------------------------------------------------
@@ -281,44 +281,6 @@ $("resign").addEventListener("click", async () => {
   } catch (err) {
     showMessage(err.message, "error");
   }
-});
-
-async function showWin() {
-  state.winShown = true;
-  const game = state.game;
-  const dialog = $("win");
-  $("win-score").textContent = formatNumber(game.score);
-  $("win-time").textContent = formatMs(game.elapsed_ms);
-  $("win-moves").textContent = formatNumber(game.moves);
-  $("win-replay").href = `/replay/${game.id}/`;
-  const board = game.daily ? `/leaderboard/${game.daily}/${game.variant}/` : null;
-  $("win-leaderboard").hidden = !board;
-  if (board) $("win-leaderboard").href = board;
-  $("win-rank-row").hidden = true;
-  if (!dialog.open) dialog.showModal();
-  announce(fmt(gettext("You won! Score %(score)s, time %(time)s, %(moves)s moves."), {
-    score: formatNumber(game.score),
-    time: formatMs(game.elapsed_ms),
-    moves: formatNumber(game.moves),
-  }));
-  if (game.ranked && game.daily) {
-    try {
-      const data = await get(`/api/leaderboard/${game.daily}/${game.variant}/`);
-      if (data.me) {
-        $("win-rank").innerHTML = `${escapeHtml(formatNumber(data.me.rank))} <small>${escapeHtml(
-          fmt(gettext("of %(n)s"), { n: formatNumber(data.count) }),
-        )}</small>`;
-        $("win-rank-row").hidden = false;
-      }
-    } catch {
-      /* the leaderboard link still works */
-    }
-  }
-}
-$("win-close").addEventListener("click", () => $("win").close());
-$("win-new").addEventListener("click", () => {
-  $("win").close();
-  openNewGame();
 });
 
 // --- start ----------------------------------------------------------------------

@@ -1,0 +1,245 @@
+// The finish (issue 15, deliverable 2): when the game is won on this page, the
+// foundations' cards cascade off the table (css/finish.css; none under reduced
+// motion), then the result card `#win` opens — rank of how many, time, moves and
+// par, score, streak — with Share. It opens by itself only at a win seen here;
+// on a finished game the toolbar's `#show-result` and the URL hash `#result`
+// open it again. The share text names the day, the variant and the figures:
+// never the code, a card or a move (a running daily's code is secret).
+
+import { get } from "./api.js";
+import { copyText } from "./copy.js";
+import { gameKind } from "./hud.js";
+import { announce, fmt, formatMs, formatNumber, statusLabel, variantLabel } from "./i18n.js";
+import { reducedMotion } from "./motion.js";
+import { Socket } from "./socket.js";
+
+const $ = (id) => document.getElementById(id);
+const CASCADE_PER_PILE = 6; // the top cards of each foundation fall
+const CASCADE_STAGGER_MS = 70; // between two cards, at most
+const CASCADE_SPREAD_MS = 1700; // from the first card's fall to the last one's, at most
+const CASCADE_FALL_MS = 1100; // finish.css: .cascade-card's animation-duration
+const SHOWN_MS = 4000; // how long "Copied." stays
+
+/** The spoiler-free text a won daily is shared with, its day's page last:
+ *  "Patience Daily 2026-12-02 · Seahaven Towers, Hard (1 cell) ✓ 3:12 · 98 moves (par 87)
+ *   · #12 of 340 · 5-day streak\nhttps://…/daily/2026-12-02/". A practice says so and
+ *  has neither rank nor streak. "Patience Daily" is the brand: not translated. */
+export function shareText({ date, variant, ranked, ms, moves, par, rank, count, streak, origin }) {
+  const practice = ranked ? "" : ` (${gettext("practice")})`;
+  const parts = [`Patience Daily ${date}`, `${variantLabel(variant).split(" · ").join(", ")}${practice} ✓ ${formatMs(ms)}`];
+  let played = fmt(ngettext("%(n)s move", "%(n)s moves", moves), { n: formatNumber(moves) });
+  if (par) played += ` ${fmt(gettext("(par %(n)s)"), { n: formatNumber(par) })}`;
+  parts.push(played);
+  if (ranked && rank) parts.push(fmt(gettext("#%(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) }));
+  if (ranked && streak > 0) parts.push(fmt(ngettext("%(n)s-day streak", "%(n)s-day streak", streak), { n: formatNumber(streak) }));
+  return `${parts.join(" · ")}\n${origin}/daily/${date}/`;
+}
+
+/** Copies of the foundations' top cards fall off the table; resolves when done
+ *  (at once under reduced motion or without foundations). */
+function cascade(board) {
+  if (reducedMotion()) return Promise.resolve();
+  const piles = [...board.querySelectorAll('.pile[data-pile^="f"]')];
+  // Round the foundations: each one's top card, then the next ones down.
+  const falling = [];
+  piles.forEach((pile, p) => {
+    const cards = [...pile.querySelectorAll(".card.face")].slice(-CASCADE_PER_PILE).reverse();
+    cards.forEach((card, k) => falling.push({ card, p, k, order: k * piles.length + p }));
+  });
+  if (!falling.length) return Promise.resolve();
+  falling.sort((a, b) => a.order - b.order);
+  // Four foundations (Seahaven) or eight (Easy Harp): the same time in all.
+  const stagger = Math.min(CASCADE_STAGGER_MS, CASCADE_SPREAD_MS / falling.length);
+  const layer = document.createElement("div");
+  layer.className = "win-cascade";
+  layer.setAttribute("aria-hidden", "true");
+  const style = getComputedStyle(board);
+  for (const name of ["--cw", "--ch", "--cf"]) layer.style.setProperty(name, style.getPropertyValue(name));
+  falling.forEach(({ card, p, k }, i) => {
+    const box = card.getBoundingClientRect();
+    const copy = card.cloneNode(true);
+    for (const name of ["data-card", "data-index", "role", "aria-label", "style"]) copy.removeAttribute(name);
+    copy.classList.add("cascade-card");
+    const side = (p + k) % 2 ? 1 : -1;
+    copy.style.cssText = `left:${box.left}px;top:${box.top}px;--dx:${side * (80 + ((p * 53 + k * 37) % 160))}px;--dy:${
+      innerHeight - box.top + 40
+    }px;--spin:${side * (10 + ((k * 29) % 40))}deg;animation-delay:${Math.round(i * stagger)}ms`;
+    // The card leaves its foundation as its copy starts to fall; it is back once all fell.
+    copy.addEventListener("animationstart", () => (card.style.visibility = "hidden"), { once: true });
+    layer.append(copy);
+  });
+  document.body.append(layer);
+  return new Promise((resolve) =>
+    setTimeout(
+      () => {
+        layer.remove();
+        for (const { card } of falling) card.style.visibility = "";
+        resolve();
+      },
+      (falling.length - 1) * stagger + CASCADE_FALL_MS,
+    ),
+  );
+}
+
+export class Finish {
+  /** `par(game)`: a promise of the daily's par (or null); `onNewGame`: the New game window. */
+  constructor({ par, onNewGame }) {
+    this.par = par;
+    this.game = null;
+    this.figures = {}; // par, rank, count, streak as last fetched
+    this.celebrated = false;
+    this.socket = null;
+    this.refetch = null;
+    const dialog = $("win");
+    $("win-close").addEventListener("click", () => dialog.close());
+    $("win-new").addEventListener("click", () => {
+      dialog.close();
+      onNewGame();
+    });
+    $("win-share").addEventListener("click", () => this.share());
+    $("show-result").addEventListener("click", () => this.open());
+    dialog.addEventListener("close", () => this.closed());
+    window.addEventListener("hashchange", () => location.hash === "#result" && this.open());
+  }
+
+  /** Each state the page accepts; `before` is the status it replaced (null: the first). */
+  update(game, before) {
+    this.game = game;
+    const over = game.status !== "playing";
+    $("show-result").hidden = !over;
+    if (!over) return;
+    // Shown once, at the finish: a game already won when the page opened waits for a click.
+    if (game.status === "won" && before === "playing") this.celebrate();
+    else if (before === null && location.hash === "#result") this.open();
+    else if ($("win").open) this.fill();
+  }
+
+  async celebrate() {
+    if (this.celebrated) return;
+    this.celebrated = true;
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))); // the board drawn won
+    await cascade($("board"));
+    this.open({ atWin: true });
+  }
+
+  /** Open the card on a finished game, then fetch its figures (and follow the board's rank). */
+  open({ atWin = false } = {}) {
+    const game = this.game;
+    if (!game || game.status === "playing") return;
+    const dialog = $("win");
+    this.fill();
+    dialog.classList.toggle("at-win", atWin);
+    if (!dialog.open) dialog.showModal();
+    if (atWin) {
+      announce(
+        fmt(gettext("You won! Score %(score)s, time %(time)s, %(moves)s moves."), {
+          score: formatNumber(game.score),
+          time: formatMs(game.elapsed_ms),
+          moves: formatNumber(game.moves),
+        }),
+      );
+    }
+    this.load();
+    this.follow();
+  }
+
+  fill() {
+    const game = this.game;
+    const { par, rank, count, streak } = this.figures;
+    const won = game.status === "won";
+    const ranked = Boolean(game.ranked && game.daily);
+    $("win-title").textContent = won ? gettext("You won!") : statusLabel(game.status);
+    $("win-what").textContent = [variantLabel(game.variant), gameKind(game), game.daily].filter(Boolean).join(" · ");
+    $("win-score").textContent = formatNumber(game.score);
+    $("win-time").textContent = formatMs(game.elapsed_ms);
+    $("win-moves").textContent = formatNumber(game.moves);
+    $("win-par").hidden = !par;
+    $("win-par").textContent = par ? fmt(gettext("par %(n)s"), { n: formatNumber(par) }) : "";
+    $("win-rank-row").hidden = !(ranked && rank);
+    $("win-rank-n").textContent = rank ? formatNumber(rank) : "";
+    $("win-count").textContent = rank ? fmt(gettext("of %(n)s"), { n: formatNumber(count) }) : "";
+    $("win-streak-row").hidden = !(ranked && streak != null);
+    $("win-streak").textContent = fmt(ngettext("%(n)s day", "%(n)s days", streak || 0), { n: formatNumber(streak || 0) });
+    // Only a win on a daily deal is shared: it links to its day's page (a random deal has none).
+    $("win-share").hidden = !(won && game.daily);
+    $("win-replay").href = `/replay/${game.id}/`;
+    const board = game.daily ? `/leaderboard/${game.daily}/${game.variant}/` : null;
+    $("win-leaderboard").hidden = !board;
+    if (board) $("win-leaderboard").href = board;
+  }
+
+  /** Par (a daily's, practice too); rank of how many and the streak (a ranked daily). */
+  async load() {
+    const game = this.game;
+    const asks = [this.par(game).then((par) => (this.figures.par = par))];
+    if (game.ranked && game.daily) asks.push(this.loadRank(), this.loadStreak());
+    await Promise.allSettled(asks);
+    this.fill(); // with the game as it is now (a later state of the same attempt may have come)
+  }
+
+  async loadRank() {
+    const game = this.game;
+    const data = await get(`/api/leaderboard/${game.daily}/${game.variant}/`);
+    this.figures.rank = data.me?.rank ?? null;
+    this.figures.count = data.count;
+  }
+
+  async loadStreak() {
+    const name = document.body.dataset.username;
+    if (!name) return;
+    const data = await get(`/api/players/${encodeURIComponent(name)}/`);
+    this.figures.streak = data.streak.current;
+  }
+
+  /** While the card is open the day's board may change (others finish, this
+   *  result's replay check ends): fetch the rank and streak again. */
+  follow() {
+    const game = this.game;
+    if (this.socket || !(game.ranked && game.daily)) return;
+    this.socket = new Socket(`/ws/leaderboard/${game.daily}/${game.variant}/`, {
+      onMessage: (msg) => {
+        if (msg.type !== "rows" && msg.type !== "removed") return;
+        clearTimeout(this.refetch);
+        this.refetch = setTimeout(() => this.load(), 300); // a burst of finishes: one fetch
+      },
+    });
+    this.socket.connect();
+  }
+
+  closed() {
+    this.socket?.close();
+    this.socket = null;
+    clearTimeout(this.refetch);
+    // The hash asked for the card; once closed a reload shows the board.
+    if (location.hash === "#result") history.replaceState(null, "", location.pathname + location.search);
+  }
+
+  async share() {
+    const game = this.game;
+    const text = shareText({
+      date: game.daily,
+      variant: game.variant,
+      ranked: game.ranked,
+      ms: game.elapsed_ms,
+      moves: game.moves,
+      ...this.figures,
+      origin: location.origin,
+    });
+    // Phones: the system's share sheet; elsewhere the clipboard.
+    if (matchMedia("(pointer: coarse)").matches && navigator.canShare?.({ text })) {
+      try {
+        await navigator.share({ text });
+        return;
+      } catch (err) {
+        if (err.name === "AbortError") return; // the player closed the sheet
+      }
+    }
+    const status = $("win-share-status");
+    const copied = await copyText(text, $("win-share"), null, gettext("Copied."));
+    // Without clipboard access the text is shown, to be selected and copied by hand.
+    status.textContent = copied ? gettext("Copied.") : text;
+    status.classList.toggle("manual", !copied);
+    clearTimeout(this.statusTimer);
+    if (copied) this.statusTimer = setTimeout(() => (status.textContent = ""), SHOWN_MS);
+  }
+}
