@@ -82,8 +82,19 @@ def card_locator(page: Any, pile: str, index: int) -> Any:
     return page.locator(f'#board .pile[data-pile="{pile}"] .card[data-index="{index}"]')
 
 
+def wait_still(page: Any) -> None:
+    """Until no card of the board is moving (a card glides ≤ 150 ms to its new
+    place, issue 15): a card is grabbed where it is drawn."""
+    page.wait_for_function(
+        """() => !document.getAnimations().some(a => a.playState === 'running'
+            && a.effect && a.effect.target && a.effect.target.closest
+            && a.effect.target.closest('#board'))"""
+    )
+
+
 def drag(page: Any, game: Game, move: Move) -> None:
     """Drag the card ``count`` from the top of ``move.source`` onto ``move.target``."""
+    wait_still(page)
     index = len(game.piles[move.source]) - move.count
     card = card_locator(page, move.source, index).bounding_box()
     target = page.locator(f'#board .pile[data-pile="{move.target}"]').bounding_box()

@@ -13,7 +13,8 @@
 //   [data-index="i"]             its index in the pile, bottom = 0; role=img, aria-label
 //                                "seven of hearts" / "face-down card"; .picked when lifted
 //                                by the keyboard
-//   .drag-ghost                  the cards under the pointer during a drag
+//   .drag-ghost                  the cards under the pointer during a drag (lifted: scaled,
+//                                shadowed; the cards it lifts stay in place, faded: .lifted)
 //   #board.waiting               an action is on its way to the server
 //   the page adds: #message #notice #score #moves #clock #code #copy-code #undo
 //   #resign #new-game #connection[data-state] #win, the replay's #replay-*
@@ -23,14 +24,22 @@
 //   {type:"move", from, to, count} | {type:"tap", from[, count]} |
 //   {type:"double_tap", from, count} | {type:"stock"}
 // and info {card} (the card's text, for announcements).
+//
+// Split by concern: layout.js (where the piles go, card sizes), pointer.js and
+// keys.js (input, mixed in below), motion.js (cards glide to their new places),
+// sound.js (optional clicks, when settings.sounds is true).
 
 import { cardHtml, cardName, pileKind, pileName, spotSuit, suitName, SUIT_SYMBOL } from "./cards.js";
 import { announce, fmt } from "./i18n.js";
+import { KeyboardInput } from "./keys.js";
+import { computeLayout } from "./layout.js";
+import { captureCards, flipCards } from "./motion.js";
+import { PointerInput } from "./pointer.js";
+import { playSound } from "./sound.js";
 
-const TRACKS = 10; // both games lay out on ten card-width tracks
-const DRAG_START_PX = 6;
-const DOUBLE_TAP_MS = 300;
-const PENDING_DROP_MS = 4000;
+// A card that appears on a pile without having been face up anywhere came from
+// this pile's top: a draw (stock → waste), an undone draw or a recycle (waste → stock).
+const CAME_FROM = { w: "s", s: "w" };
 
 export class Board {
   constructor(el, { interactive = false, onIntent = () => {}, settings = {}, reveal = false } = {}) {
@@ -73,24 +82,32 @@ export class Board {
 
   /** Show a view (State JSON + targets). The only way the board changes. */
   setView(view) {
+    const first = !this.view;
     this.view = view;
     const key = Object.keys(view.piles).sort().join(",");
-    if (key !== this.layoutKey) this.build(key);
+    const rebuilt = key !== this.layoutKey;
+    if (rebuilt) this.build(key);
     // Only a position that differs answers a drop (the same state may come twice: ack and broadcast).
     const piles = JSON.stringify(view.piles);
-    if (piles !== this.shownPiles) this.dropResolved();
+    const changed = piles !== this.shownPiles;
+    // The cards' boxes before: every card that moves glides from there (motion.js).
+    const before = changed && !rebuilt ? captureCards(this.el, this.pendingDrop?.ghost) : null;
+    if (changed) this.dropResolved();
     this.shownPiles = piles;
     if (this.pick && !this.canLift(this.pick.from, this.pick.count)) this.pick = null;
     this.layout();
+    if (before) flipCards(this.el, before, (pile) => CAME_FROM[pile]);
+    if (changed && !first) this.sound("move");
+  }
+
+  /** A short sound (sound.js), only when the player turned sounds on. */
+  sound(kind) {
+    if (this.settings.sounds === true) playSound(kind);
   }
 
   setReveal(on) {
     this.reveal = on;
     if (this.view) this.layout();
-  }
-
-  isEasyHarp() {
-    return "s" in this.view.piles;
   }
 
   targetsFor(from, count) {
@@ -137,100 +154,16 @@ export class Board {
     }
   }
 
-  /** The space the page gives the board, and the largest card width for it. */
-  measure() {
-    const style = getComputedStyle(this.wrap);
-    const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-    const padY = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
-    const width = Math.max(240, this.wrap.clientWidth - padX);
-    const height = Math.max(300, this.wrap.clientHeight - padY);
-    const gap = Math.round(Math.min(14, Math.max(3, width * 0.012)));
-    const byWidth = (width - gap * (TRACKS - 1)) / TRACKS;
-    const byHeight = height / 4.9; // the top row and a few overlapped cards stay in view
-    const cw = Math.floor(Math.max(28, Math.min(byWidth, byHeight, 100)));
-    return { width, height, gap, cw };
-  }
-
-  /** Every size that follows from a card width. */
-  sized(base, cw) {
-    const { width, height, gap } = base;
-    const ch = Math.round(cw * 1.4);
-    // Corner font (px): relatively larger on small cards, where only the corner strip shows.
-    const cf = Math.round(Math.min(20, Math.max(11, cw * (cw < 56 ? 0.4 : 0.3))));
-    const rowGap = Math.max(10, Math.round(gap * 1.6));
-    const x0 = Math.max(0, (width - (TRACKS * cw + (TRACKS - 1) * gap)) / 2);
-    const area = Math.max(ch, height - ch - rowGap); // the columns' height
-    return { width, height, gap, cw, ch, cf, rowGap, x0, area };
-  }
-
-  /** The largest cards with which every column fits once compressed; long
-   *  columns (Easy Harp's king-led runs) shrink the cards a little, down to 60 %. */
-  fit() {
-    const base = this.measure();
-    const smallest = Math.max(28, Math.floor(base.cw * 0.6));
-    let m = this.sized(base, base.cw);
-    for (let cw = base.cw; cw >= smallest; cw -= 2) {
-      m = this.sized(base, cw);
-      const fits = this.rows[1].every((id) => {
-        const offsets = this.columnOffsets(id, m);
-        return m.ch + (offsets.at(-1) || 0) <= m.area;
-      });
-      if (fits) break;
-    }
-    return m;
-  }
-
   layout() {
-    const m = (this.metrics = this.fit());
-    const { cw, ch, gap, rowGap, x0, area } = m;
-    this.el.style.setProperty("--cw", `${cw}px`);
-    this.el.style.setProperty("--ch", `${ch}px`);
+    const { metrics: m, piles, width, height } = computeLayout(this.wrap, this.view, this.rows, { reveal: this.reveal });
+    this.metrics = m;
+    this.el.style.setProperty("--cw", `${m.cw}px`);
+    this.el.style.setProperty("--ch", `${m.ch}px`);
     this.el.style.setProperty("--cf", `${m.cf}px`);
-    const track = (i) => x0 + i * (cw + gap);
-    const [top, columns] = this.rows;
-    // Top row: Easy Harp stock, waste, f1…f8 on the ten tracks; Seahaven cells on
-    // the left, the four foundations on the right.
-    const cells = top.filter((id) => id[0] === "c").length;
-    const slots = this.isEasyHarp()
-      ? top.map((_, i) => i)
-      : top.map((id, i) => (id[0] === "c" ? i : TRACKS - (top.length - cells) + (i - cells)));
-    top.forEach((id, i) => this.place(id, track(slots[i]), 0, ch));
-    const colTop = ch + rowGap;
-    const colX0 = x0 + ((TRACKS - columns.length) * (cw + gap)) / 2;
-    let bottom = m.height;
-    for (const [i, id] of columns.entries()) {
-      const offsets = this.columnOffsets(id, m);
-      const used = ch + (offsets.at(-1) || 0);
-      this.place(id, colX0 + i * (cw + gap), colTop, Math.max(area, used), offsets);
-      bottom = Math.max(bottom, colTop + used);
-    }
-    this.el.style.height = `${Math.ceil(bottom)}px`;
-    this.el.style.width = `${Math.ceil(m.width)}px`;
+    for (const [id, p] of Object.entries(piles)) this.place(id, p.x, p.y, p.height, p.offsets);
+    this.el.style.height = `${height}px`;
+    this.el.style.width = `${width}px`;
     this.renderHighlights();
-  }
-
-  /** Top offsets of a column's cards: face-down ones tighter, and the whole
-   *  column squeezed to fit the area (down to a strip that still shows the corner). */
-  columnOffsets(id, { ch, cf, area }) {
-    const cards = this.view.piles[id];
-    const n = cards.length;
-    if (n === 0) return [];
-    // Revealed (a replay's "show hidden cards"), face-down cards get a readable strip too.
-    const down = this.reveal ? 0 : Math.min(this.view.down?.[id] || 0, n - 1);
-    const up = n - 1 - down;
-    // A face-up card shows a strip tall enough for its corner, roomier on small cards.
-    let fd = Math.max(5, Math.round(ch * 0.12));
-    let fu = Math.max(Math.round(ch * 0.27), Math.ceil(cf * 1.6));
-    const minFd = Math.max(3, Math.round(ch * 0.045));
-    const minFu = Math.ceil(cf * 1.1 + 4);
-    const room = area - ch;
-    if (down * fd + up * fu > room) {
-      fd = Math.max(minFd, Math.min(fd, (room - up * fu) / Math.max(1, down)));
-      if (down * fd + up * fu > room) fu = Math.max(minFu, (room - down * fd) / Math.max(1, up));
-    }
-    const offsets = [0];
-    for (let i = 1; i < n; i++) offsets.push(offsets[i - 1] + (i - 1 < down ? fd : fu));
-    return offsets.map(Math.round);
   }
 
   place(id, x, y, height, offsets = null) {
@@ -330,6 +263,7 @@ export class Board {
   /** The server refused the last action: the dropped cards go back, the pile shakes. */
   refused(pile) {
     this.returnGhost();
+    this.sound("refusal");
     const el = pile && this.pileEls[pile];
     const target = el || this.el;
     target.classList.remove("refused");
@@ -347,321 +281,9 @@ export class Board {
     if (this.view) this.renderHighlights();
   }
 
-  // --- pointer input ------------------------------------------------------------
-
-  onPointerDown(e) {
-    if (!this.interactive || !this.view || this.drag) return;
-    if (e.pointerType === "mouse" && e.button !== 0) return;
-    const pileEl = e.target.closest(".pile");
-    if (!pileEl) return;
-    const pile = pileEl.dataset.pile;
-    const cards = this.view.piles[pile];
-    const cardEl = e.target.closest(".card");
-    let index = cardEl ? Number(cardEl.dataset.index) : -1;
-    if (pileKind(pile) !== "column" && cards.length) index = cards.length - 1; // stacked piles
-    this.press = { pile, index, x: e.clientX, y: e.clientY, id: e.pointerId };
-    if (pile !== "s" && index >= 0 && !this.hiddenAt(pile, index)) {
-      this.press.canDrag = true;
-      e.preventDefault(); // no text selection, no native image drag
-    }
-    try {
-      this.el.setPointerCapture(e.pointerId);
-    } catch {
-      /* pointer already gone */
-    }
-  }
-
-  onPointerMove(e) {
-    const press = this.press;
-    if (!press || e.pointerId !== press.id) return;
-    if (!this.drag) {
-      if (!press.canDrag || Math.hypot(e.clientX - press.x, e.clientY - press.y) < DRAG_START_PX) return;
-      this.startDrag(press);
-    }
-    this.moveDrag(e);
-  }
-
-  onPointerUp(e) {
-    const press = this.press;
-    if (!press || e.pointerId !== press.id) return;
-    this.press = null;
-    if (this.drag) this.endDrag(e);
-    else this.tapAt(press.pile, press.index);
-  }
-
-  onPointerCancel(e) {
-    if (!this.press || e.pointerId !== this.press.id) return;
-    this.press = null;
-    if (this.drag) {
-      this.returnGhost();
-      this.renderHighlights();
-    }
-  }
-
-  startDrag({ pile, index, x, y }) {
-    this.dropResolved();
-    this.pick = null;
-    const cards = this.view.piles[pile];
-    const count = cards.length - index;
-    const els = [...this.pileEls[pile].querySelectorAll(".card")].filter((c) => Number(c.dataset.index) >= index);
-    const first = els[0].getBoundingClientRect();
-    const ghost = document.createElement("div");
-    ghost.className = "drag-ghost";
-    ghost.setAttribute("aria-hidden", "true");
-    ghost.style.left = `${first.left}px`;
-    ghost.style.top = `${first.top}px`;
-    for (const card of els) {
-      const copy = card.cloneNode(true);
-      copy.style.top = `${card.getBoundingClientRect().top - first.top}px`;
-      copy.classList.remove("picked");
-      ghost.append(copy);
-    }
-    this.el.append(ghost);
-    els.forEach((c) => c.classList.add("lifted"));
-    this.drag = { from: pile, count, ghost, els, hover: null, startX: x, startY: y };
-    this.renderHighlights();
-  }
-
-  moveDrag(e) {
-    const d = this.drag;
-    d.ghost.style.transform = `translate(${e.clientX - d.startX}px, ${e.clientY - d.startY}px)`;
-    const hover = this.dropPile(e);
-    if (hover !== d.hover) {
-      if (d.hover) this.pileEls[d.hover]?.classList.remove("hover");
-      if (hover && hover !== d.from) this.pileEls[hover]?.classList.add("hover");
-      d.hover = hover;
-    }
-  }
-
-  /** The pile under the pointer, else the one the dragged card overlaps most. */
-  dropPile(e) {
-    const under = document.elementFromPoint(e.clientX, e.clientY)?.closest?.(".pile");
-    if (under && this.el.contains(under)) return under.dataset.pile;
-    const g = this.drag.ghost.firstElementChild.getBoundingClientRect();
-    let best = null;
-    let bestArea = 0;
-    for (const [id, el] of Object.entries(this.pileEls)) {
-      const r = el.getBoundingClientRect();
-      const w = Math.min(g.right, r.right) - Math.max(g.left, r.left);
-      const h = Math.min(g.bottom, r.bottom) - Math.max(g.top, r.top);
-      if (w > 0 && h > 0 && w * h > bestArea) {
-        best = id;
-        bestArea = w * h;
-      }
-    }
-    return best;
-  }
-
-  endDrag(e) {
-    const d = this.drag;
-    const pile = this.dropPile(e);
-    if (d.hover) this.pileEls[d.hover]?.classList.remove("hover");
-    if (!pile || pile === d.from) {
-      this.returnGhost();
-      this.renderHighlights();
-      return;
-    }
-    const to = this.destination(d.from, d.count, pile);
-    const card = this.view.piles[d.from].at(-d.count);
-    // The cards stay where they were dropped until the server answers.
-    this.pendingDrop = { ...d, timer: setTimeout(() => this.returnGhost(), PENDING_DROP_MS) };
-    this.drag = null;
-    this.renderHighlights();
-    this.emit({ type: "move", from: d.from, to, count: d.count }, { card });
-  }
-
-  returnGhost() {
-    const d = this.drag || this.pendingDrop;
-    this.drag = null;
-    this.pendingDrop = null;
-    if (!d) return;
-    clearTimeout(d.timer);
-    d.ghost.style.transition = "transform 160ms ease-out";
-    d.ghost.style.transform = "translate(0, 0)";
-    setTimeout(() => {
-      d.ghost.remove();
-      d.els.forEach((c) => c.classList.remove("lifted"));
-    }, 170);
-  }
-
-  /** A new state arrived: a dropped ghost has done its job. */
-  dropResolved() {
-    const d = this.pendingDrop;
-    if (!d) return;
-    clearTimeout(d.timer);
-    d.ghost.remove();
-    d.els.forEach((c) => c.classList.remove("lifted"));
-    this.pendingDrop = null;
-  }
-
-  tapAt(pile, index) {
-    const cards = this.view.piles[pile];
-    if (pile === "s") {
-      this.emit({ type: "stock" });
-      return;
-    }
-    if (index < 0 || index >= cards.length || this.hiddenAt(pile, index)) return;
-    const count = pileKind(pile) === "column" ? cards.length - index : 1;
-    const card = cards[index];
-    const tap = count > 1 ? { type: "tap", from: pile, count } : { type: "tap", from: pile };
-    if (this.settings.double_click === false) {
-      this.emit(tap, { card });
-      return;
-    }
-    const now = performance.now();
-    const last = this.lastTap;
-    if (last && last.pile === pile && now - last.time < DOUBLE_TAP_MS) {
-      clearTimeout(last.timer);
-      this.lastTap = null;
-      this.emit({ type: "double_tap", from: pile, count }, { card });
-      return;
-    }
-    if (last) {
-      clearTimeout(last.timer);
-      this.emit(last.tap, { card: last.card });
-    }
-    // A single tap waits a moment: a second tap makes it a double tap instead.
-    this.lastTap = {
-      pile,
-      time: now,
-      tap,
-      card,
-      timer: setTimeout(() => {
-        this.lastTap = null;
-        this.emit(tap, { card });
-      }, DOUBLE_TAP_MS),
-    };
-  }
-
-  // --- keyboard input ------------------------------------------------------------
-
-  onKeyDown(e) {
-    if (!this.interactive || !this.view) return;
-    const pileEl = e.target.closest?.(".pile");
-    if (!pileEl || e.ctrlKey || e.metaKey || e.altKey) return;
-    const pile = pileEl.dataset.pile;
-    const key = e.key;
-    if (key.startsWith("Arrow")) {
-      e.preventDefault();
-      if (e.shiftKey && (key === "ArrowUp" || key === "ArrowDown")) this.extendPick(pile, key === "ArrowUp" ? 1 : -1);
-      else this.moveFocus(pile, key);
-      return;
-    }
-    const from = this.pick?.from || pile;
-    const count = this.pick?.from ? this.pick.count : 1;
-    const card = this.view.piles[from]?.at(-count);
-    switch (key.toLowerCase()) {
-      case "enter":
-      case " ":
-        e.preventDefault();
-        this.confirm(pile);
-        break;
-      case "escape":
-        if (this.pick) {
-          e.preventDefault();
-          this.pick = null;
-          this.renderHighlights();
-          announce(gettext("Cancelled."));
-        }
-        break;
-      case "t":
-        e.preventDefault();
-        this.pick = null;
-        this.renderHighlights();
-        this.emit(count > 1 ? { type: "tap", from, count } : { type: "tap", from }, { card });
-        break;
-      case "d":
-        e.preventDefault();
-        this.pick = null;
-        this.renderHighlights();
-        this.emit({ type: "double_tap", from, count }, { card });
-        break;
-      case "s":
-        e.preventDefault();
-        this.emit({ type: "stock" }); // in Seahaven too: the server explains there is none
-        break;
-      default:
-    }
-  }
-
-  confirm(pile) {
-    if (!this.pick) {
-      if (pile === "s") {
-        this.emit({ type: "stock" });
-        return;
-      }
-      if (!this.canLift(pile, 1)) {
-        announce(gettext("No card to pick up here."));
-        return;
-      }
-      this.setPick(pile, 1);
-      return;
-    }
-    const { from, count } = this.pick;
-    this.pick = null;
-    this.renderHighlights();
-    if (pile === from) {
-      announce(gettext("Put back."));
-      return;
-    }
-    const card = this.view.piles[from].at(-count);
-    this.emit({ type: "move", from, to: this.destination(from, count, pile), count }, { card });
-  }
-
-  extendPick(pile, delta) {
-    if (!this.pick || this.pick.from !== pile) {
-      if (!this.canLift(pile, 1)) return;
-      this.pick = { from: pile, count: 1 };
-      if (delta < 0) return this.setPick(pile, 1);
-    }
-    const count = this.pick.count + delta;
-    if (count < 1 || !this.canLift(pile, count)) {
-      announce(gettext("No more cards can be picked here."));
-      return;
-    }
-    this.setPick(pile, count);
-  }
-
-  setPick(pile, count) {
-    this.pick = { from: pile, count };
-    this.renderHighlights();
-    const card = cardName(this.view.piles[pile].at(-count));
-    const targets = this.targetsFor(pile, count).map(pileName);
-    const picked =
-      count > 1
-        ? fmt(ngettext("Picked %(card)s and %(more)s card above it.", "Picked %(card)s and %(more)s cards above it.", count - 1), {
-            card,
-            more: count - 1,
-          })
-        : fmt(gettext("Picked %(card)s."), { card });
-    const where = targets.length
-      ? fmt(gettext("It can go to: %(targets)s."), { targets: targets.join(", ") })
-      : gettext("No pile is listed as a target for it.");
-    announce(`${picked} ${where} ${gettext("Choose a pile and press Enter; Escape cancels.")}`);
-  }
-
-  moveFocus(pile, key) {
-    const [top, columns] = this.rows;
-    const row = top.includes(pile) ? top : columns;
-    const i = row.indexOf(pile);
-    let next = pile;
-    if (key === "ArrowLeft") next = row[Math.max(0, i - 1)];
-    else if (key === "ArrowRight") next = row[Math.min(row.length - 1, i + 1)];
-    else {
-      const other = key === "ArrowUp" ? top : columns;
-      if (other === row) return;
-      const x = this.pileEls[pile].getBoundingClientRect().left;
-      next = other.reduce((best, id) =>
-        Math.abs(this.pileEls[id].getBoundingClientRect().left - x) <
-        Math.abs(this.pileEls[best].getBoundingClientRect().left - x)
-          ? id
-          : best,
-      );
-    }
-    this.pileEls[next]?.focus();
-  }
-
   focusFirst() {
     (this.pileEls[this.rows[1][0]] || this.pileEls[this.rows[0][0]])?.focus();
   }
 }
+
+Object.assign(Board.prototype, PointerInput, KeyboardInput);

@@ -86,7 +86,7 @@ export function describeAction(action, card) {
   }
 }
 
-/** #message: a short text over the board; `kind` styles it (refusal, info). */
+/** #message: a short text over the header line (never the board); `kind` styles it (refusal, info). */
 export function showMessage(text, kind = "info") {
   const el = $("message");
   if (!el) return;

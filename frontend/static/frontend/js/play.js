@@ -12,6 +12,7 @@ import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
 import { loadSettings } from "./settings.js";
 import { showConnection, Socket } from "./socket.js";
+import { playSound } from "./sound.js";
 
 const $ = (id) => document.getElementById(id);
 const id = Number($("play").dataset.attempt);
@@ -53,6 +54,7 @@ function accept(game, v) {
   state.v = v;
   render();
   setCurrentGame(game); // "Same deal": its code, or practice of its daily once the ranked attempt is over
+  if (game.status === "won" && before === "playing" && settings.sounds === true) playSound("win");
   finish.update(game, before); // the result card: at a win seen here, or asked for (#result)
   return true;
 }

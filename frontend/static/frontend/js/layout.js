@@ -1,0 +1,108 @@
+// Where every pile goes: the largest cards with which the whole game fits the
+// space the page gives the board (issue 15: phone-first). Pure geometry from the
+// view's pile ids and card counts — no rule of the game lives here.
+//
+// Tracks: one card-width track per column (Easy Harp 9, Seahaven 10), so the
+// columns use the whole width. The top row (Easy Harp: stock, waste and eight
+// foundations = 10 slots; Seahaven: cells left, foundations right) sits on the
+// same tracks when it has room, else it spreads its slots over the columns'
+// width, the cards just touching or barely overlapping.
+
+const MIN_TRACKS = 8;
+const MAX_CARD = 120; // px: past this the cards only get heavier, not clearer
+const MIN_CARD = 24;
+const HEIGHT_PER_CARD = 4.4; // the top row and a few overlapped cards per column, in card widths
+
+/** The space the wrap gives the board and the largest card width for it. */
+export function measure(wrap, tracks) {
+  const style = getComputedStyle(wrap);
+  const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const padY = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+  const width = Math.max(200, wrap.clientWidth - padX);
+  const height = Math.max(120, wrap.clientHeight - padY);
+  const gap = Math.min(14, Math.max(3, Math.floor(width * 0.01)));
+  const byWidth = (width - gap * (tracks - 1)) / tracks;
+  const byHeight = height / HEIGHT_PER_CARD;
+  const cw = Math.floor(Math.max(MIN_CARD, Math.min(byWidth, byHeight, MAX_CARD)));
+  return { width, height, gap, cw, tracks };
+}
+
+/** Every size that follows from a card width. */
+export function sized(base, cw) {
+  const { width, height, gap, tracks } = base;
+  const ch = Math.round(cw * 1.4);
+  // Corner font (px): relatively larger on small cards, where only the corner strip shows.
+  const cf = Math.round(Math.min(20, Math.max(11, cw * (cw < 56 ? 0.4 : 0.3))));
+  const rowGap = Math.max(8, Math.round(gap * 1.6));
+  const span = tracks * cw + (tracks - 1) * gap; // the columns' width
+  const x0 = Math.max(0, (width - span) / 2);
+  const area = Math.max(ch, height - ch - rowGap); // the columns' height
+  return { width, height, gap, cw, ch, cf, rowGap, x0, span, area, tracks };
+}
+
+/** Top offsets of a column's cards: face-down ones tighter, and the whole
+ *  column squeezed to fit the area (down to a strip that still shows the corner). */
+export function columnOffsets(n, down, { ch, cf, area }) {
+  if (n === 0) return [];
+  down = Math.min(down, n - 1);
+  const up = n - 1 - down;
+  // A face-up card shows a strip tall enough for its corner, roomier on small cards.
+  let fd = Math.max(5, Math.round(ch * 0.12));
+  let fu = Math.max(Math.round(ch * 0.27), Math.ceil(cf * 1.6));
+  const minFd = Math.max(3, Math.round(ch * 0.045));
+  const minFu = Math.ceil(cf + 3); // the rank still reads
+  const room = area - ch;
+  if (down * fd + up * fu > room) {
+    fd = Math.max(minFd, Math.min(fd, (room - up * fu) / Math.max(1, down)));
+    if (down * fd + up * fu > room) fu = Math.max(minFu, (room - down * fd) / Math.max(1, up));
+  }
+  const offsets = [0];
+  for (let i = 1; i < n; i++) offsets.push(offsets[i - 1] + (i - 1 < down ? fd : fu));
+  return offsets.map(Math.round);
+}
+
+/** The x of each top-row slot: on the tracks when they fit (Seahaven: cells from
+ *  the left, foundations from the right), else spread evenly over the widest of
+ *  the columns' width and the room the board has. */
+function topSlots(top, m) {
+  const { cw, gap, x0, span, width, tracks } = m;
+  const track = (i) => x0 + i * (cw + gap);
+  if (top.length <= tracks) {
+    const left = top.filter((id) => id[0] === "c" || id === "s" || id === "w").length;
+    return top.map((id, i) => (i < left ? track(i) : track(tracks - (top.length - i))));
+  }
+  const full = top.length * cw + (top.length - 1) * gap;
+  const row = Math.min(full, Math.max(span, width));
+  const start = (width - row) / 2;
+  const step = (row - cw) / (top.length - 1);
+  return top.map((_, i) => start + i * step);
+}
+
+/** The board's geometry for `rows` = [top ids, column ids] of `view`: the metrics
+ *  (card sizes), each pile's {x, y, height, offsets} and the board's size.
+ *  Long columns (Easy Harp's king-led runs) shrink the cards a little, down to 55 %. */
+export function computeLayout(wrap, view, rows, { reveal = false } = {}) {
+  const [top, columns] = rows;
+  const base = measure(wrap, Math.max(MIN_TRACKS, columns.length));
+  const down = (id) => (reveal ? 0 : view.down?.[id] || 0);
+  const offsetsOf = (id, m) => columnOffsets(view.piles[id].length, down(id), m);
+  const smallest = Math.max(MIN_CARD, Math.floor(base.cw * 0.55));
+  let m = sized(base, base.cw);
+  for (let cw = base.cw; cw >= smallest; cw -= 1) {
+    m = sized(base, cw);
+    if (columns.every((id) => m.ch + (offsetsOf(id, m).at(-1) || 0) <= m.area)) break;
+  }
+  const piles = {};
+  const xs = topSlots(top, m);
+  top.forEach((id, i) => (piles[id] = { x: xs[i], y: 0, height: m.ch, offsets: null }));
+  const colTop = m.ch + m.rowGap;
+  const colX0 = m.x0 + ((m.tracks - columns.length) * (m.cw + m.gap)) / 2;
+  let bottom = m.height;
+  for (const [i, id] of columns.entries()) {
+    const offsets = offsetsOf(id, m);
+    const used = m.ch + (offsets.at(-1) || 0);
+    piles[id] = { x: colX0 + i * (m.cw + m.gap), y: colTop, height: Math.max(m.area, used), offsets };
+    bottom = Math.max(bottom, colTop + used);
+  }
+  return { metrics: m, piles, width: Math.ceil(m.width), height: Math.ceil(bottom) };
+}
