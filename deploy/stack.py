@@ -102,11 +102,14 @@ def migrate(env: dict[str, str]) -> None:
     )
 
 
-def start_daphne(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """One daphne on 127.0.0.1:``port`` with ``env``, its output appended to ``log``."""
+def start_daphne(
+    port: int, env: dict[str, str], log: Path, app: str = "config.asgi:application"
+) -> subprocess.Popen[bytes]:
+    """One daphne serving ``app`` on 127.0.0.1:``port`` with ``env``, its output
+    appended to ``log``."""
     with log.open("ab") as out:
         return subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -114,8 +117,12 @@ def start_daphne(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[
         )
 
 
-def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    limit = time.monotonic() + 30
+def wait_until_up(
+    port: int, process: subprocess.Popen[bytes], log: Path, timeout: float = 30
+) -> None:
+    """Until the daphne answers ``GET /api/auth/me/`` with 200 (``RuntimeError``
+    with its log's tail if it exits or does not within ``timeout`` seconds)."""
+    limit = time.monotonic() + timeout
     while time.monotonic() < limit:
         if process.poll() is not None:
             raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
@@ -129,7 +136,47 @@ def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> Non
         except OSError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"daphne did not answer within 30 s:\n{log.read_text()[-3000:]}")
+    raise RuntimeError(f"daphne did not answer within {timeout:g} s:\n{log.read_text()[-3000:]}")
+
+
+def start_redis(
+    port: int, *, files: Path | None = None, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """A ``redis-server`` of its own on 127.0.0.1:``port``, listening when this
+    returns. With ``files``, an append-only file there (as in the compose file: a
+    restart keeps what was written); else nothing on disk. Output to ``log``."""
+    persist = ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(files)]
+    command = [
+        "redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+        *(persist if files is not None else ["--appendonly", "no"]),
+    ]  # fmt: skip
+    with open(log or os.devnull, "ab") as out:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    wait_for_port("127.0.0.1", port, process, "redis-server")
+    return process
+
+
+def start_worker(
+    env: dict[str, str], log: Path, *options: str, own_group: bool = False
+) -> subprocess.Popen[bytes]:
+    """``celery -A config worker`` with ``env`` and ``options``, its output appended
+    to ``log``. ``own_group``: in a process group of its own, with its pool's
+    children, so that ``os.killpg`` kills the whole worker at once."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [*CELERY, "worker", "--loglevel", "INFO", *QUIET, *options],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=own_group,
+        )
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL: no goodbye to the sockets, no clean shutdown."""
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
 
 
 def stop(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -292,21 +339,9 @@ class Stack:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def start_redis(self) -> None:
-        """Redis with an append-only file in the log directory (as in the compose
-        file): a restart keeps what was written."""
-        self.redis = self._spawn(
-            "redis",
-            [
-                "redis-server",
-                "--bind", "127.0.0.1",
-                "--port", str(self.redis_port),
-                "--save", "",
-                "--appendonly", "yes",
-                "--appendfsync", "always",
-                "--dir", str(self.logs),
-            ],
-        )  # fmt: skip
-        wait_for_port("127.0.0.1", self.redis_port, self.redis, "redis-server")
+        """Redis with an append-only file in the log directory: a restart keeps
+        what was written."""
+        self.redis = start_redis(self.redis_port, files=self.logs, log=self.logs / "redis.log")
 
     def stop_redis(self) -> None:
         """A clean shutdown (SIGTERM: Redis writes its file and exits)."""
@@ -328,14 +363,11 @@ class Stack:
         """SIGKILL: no goodbye to the sockets, no clean shutdown."""
         process = self.daphnes[n]
         if process is not None:
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=10)
+            kill(process)
             self.daphnes[n] = None
 
     def start_worker(self) -> None:
-        self.worker = self._spawn(
-            "worker", [*CELERY, "worker", "--loglevel", "INFO", "--concurrency", "1", *QUIET]
-        )
+        self.worker = start_worker(self.env, self.logs / "worker.log", "--concurrency", "1")
 
     def redis_client(self) -> redis.Redis:
         return redis.Redis.from_url(self.redis_url, socket_timeout=5)

@@ -39,8 +39,8 @@ from deploy.stack import (
     free_port,
     migrate,
     start_daphne,
+    start_redis,
     stop,
-    wait_for_port,
     wait_until_up,
 )
 
@@ -114,14 +114,7 @@ def private_redis(processes: list[subprocess.Popen[bytes]]) -> str:
         redis.Redis.from_url(SHARED_REDIS_URL).flushdb()
         return SHARED_REDIS_URL
     port = free_port()
-    no_files = ["--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), *no_files],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    processes.append(process)
-    wait_for_port("127.0.0.1", port, process, "redis-server")
+    processes.append(start_redis(port))
     return f"redis://127.0.0.1:{port}/0"
 
 

@@ -7,20 +7,18 @@ nothing is half-written; once the relay is back, play goes on where it was.
 from __future__ import annotations
 
 import contextlib
-import http.client
-import json
 import os
 import secrets
 import socket
 import subprocess
 import threading
 import time
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
+from deploy.client import Client
 from deploy.stack import (
     create_database,
     drop_database,
@@ -97,34 +95,6 @@ class Relay:
             self.open.clear()
 
 
-class Client:
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cookies: dict[str, str] = {}
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any, dict]:
-        headers = {"Accept": "application/json"}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        payload = None
-        if method != "GET":
-            payload = json.dumps(body or {}).encode()
-            headers["Content-Type"] = "application/json"
-            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
-        try:
-            conn.request(method, path, body=payload, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-            for header in response.headers.get_all("Set-Cookie") or []:
-                jar = SimpleCookie()
-                jar.load(header)
-                self.cookies.update({name: morsel.value for name, morsel in jar.items()})
-            return response.status, json.loads(raw) if raw else None, dict(response.headers)
-        finally:
-            conn.close()
-
-
 def until(predicate: Any, what: str) -> Any:
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
@@ -159,30 +129,26 @@ def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> No
         migrate(env)
         processes.append(start_daphne(port, env, log))
         wait_until_up(port, processes[0], log)
-        player = Client(port)
-        player.request("GET", "/api/auth/me/")
-        status, _, _ = player.request(
-            "POST", "/api/auth/register/", {"username": "ada", "password": "correct horse battery"}
-        )
-        assert status == 201
-        status, game, _ = player.request("POST", "/api/games/", {"random": "EH1-N"})
-        assert status == 201
+        player = Client(port, timeout=WAIT, keep_alive=False)
+        player.sign_up("ada", "correct horse battery")
+        game = player.expect("POST", "/api/games/", {"random": "EH1-N"}, status=201)
         actions = f"/api/games/{game['id']}/actions/"
-        assert player.request("POST", actions, {"seq": 0, "action": {"type": "stock"}})[0] == 200
+        player.expect("POST", actions, {"seq": 0, "action": {"type": "stock"}})
 
         relay.cut()  # PostgreSQL is gone for daphne
-        status, body, headers = player.request("GET", "/healthz")
-        assert status == 503 and body["error"]["code"] == "unavailable"
-        assert "database" in body["error"]["message"]
+        health = player.request("GET", "/healthz")
+        assert health.status == 503 and health.body["error"]["code"] == "unavailable"
+        assert "database" in health.body["error"]["message"]
         for method, path, payload in (
             ("POST", actions, {"seq": 1, "action": {"type": "stock"}}),
             ("GET", f"/api/games/{game['id']}/", None),
             ("POST", "/api/games/", {"random": "SH1-C4"}),
         ):
-            status, body, headers = player.request(method, path, payload)
-            assert status == 503, (path, status, body)
+            answer = player.request(method, path, payload)
+            assert answer.status == 503, (path, answer.status, answer.body)
+            body = answer.body
             assert set(body) == {"error"} and body["error"]["code"] == "unavailable", body
-            assert headers.get("Retry-After")
+            assert answer.headers.get("Retry-After")
 
         # Nothing half-written: the database holds one action, one game.
         with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}") as conn:
@@ -190,16 +156,16 @@ def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> No
             assert conn.execute("SELECT count(*) FROM games_attempt").fetchone()[0] == 1
 
         relay.start()  # back: the same player goes on where they were
-        until(lambda: player.request("GET", "/healthz")[0] == 200, "healthz ok again")
-        status, body, _ = until(
+        until(lambda: player.request("GET", "/healthz").status == 200, "healthz ok again")
+        answer = until(
             lambda: (
                 (r := player.request("POST", actions, {"seq": 1, "action": {"type": "stock"}}))
-                and r[0] != 503
+                and r.status != 503
                 and r
             ),
             "an action accepted again",
         )
-        assert status == 200 and body["seq"] == 2, body
+        assert answer.status == 200 and answer.body["seq"] == 2, answer.body
     finally:
         relay.cut()
         stop(processes)
