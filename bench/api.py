@@ -26,7 +26,6 @@ import platform
 import random
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,16 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
 from deploy.client import Client
-from deploy.stack import (
-    answers,
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    start_daphne,
-    stop,
-    wait_until_up,
-)
+from deploy.stack import answers, one_daphne, postgres_version, server_env
 
 DB_NAME = "patience_bench"
 REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -187,41 +177,21 @@ def main() -> int:
     # A plain SIGTERM would skip the clean-up below; make it an exception instead.
     signal.signal(signal.SIGTERM, _terminated)
     redis = answers("127.0.0.1", 6379)
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
-        "SECRET_KEY": "bench-only-secret-not-for-production",
-        "DAILY_DEAL_SECRET": "bench-only-daily-secret-not-for-production",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "REGISTER_RATE": "1000/hour",  # repeated runs must not hit the sign-up throttle
+    env = server_env(
+        f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
+        REDIS_URL if redis else None,
+        REGISTER_RATE="1000/hour",  # repeated runs must not hit the sign-up throttle
         # The bench times actions, not the throttles: it must never meet its own 429.
-        "ACTION_RATE": "1000000/min",
-        "GAME_RATE": "100000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("DEBUG", None)
-    if redis:
-        env["REDIS_URL"] = REDIS_URL
-    else:
-        env.pop("REDIS_URL", None)
-    daphne: subprocess.Popen[bytes] | None = None
-    created = False
-    with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
-        log = Path(tmp) / "daphne.log"
-        try:
-            pg_version = create_database(DB_NAME)
-            created = True
-            migrate(env)
-            port = free_port()
-            daphne = start_daphne(port, env, log)
-            wait_until_up(port, daphne, log)
-            result = play(port, args.actions, deadline)
-            report(result, pg_version=pg_version, redis=redis, requested=args.actions)
-        finally:
-            stop([daphne] if daphne else [])
-            if created:
-                drop_database(DB_NAME)
+        ACTION_RATE="1000000/min",
+        GAME_RATE="100000/min",
+        LOG_LEVEL="WARNING",
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-api-") as tmp,
+        one_daphne(DB_NAME, env, Path(tmp) / "daphne.log") as port,
+    ):
+        result = play(port, args.actions, deadline)
+        report(result, pg_version=postgres_version(), redis=redis, requested=args.actions)
     return 0
 
 

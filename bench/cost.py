@@ -83,7 +83,7 @@ from bench.ws_load import (
     proc_cpu,
     stuck,
 )
-from deploy.stack import Stack, admin_sql, free_port, start_daphne, stop, wait_for_port
+from deploy.stack import Stack, free_port, postgres_version, start_daphne, stop, wait_for_port
 from games.engine import GameCode, action_from_json, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 
@@ -693,7 +693,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _terminated)
     began = time.monotonic()
     with Stack(database=DB_NAME, daphnes=2, prepare=False, extra=ENV) as stack:
-        pg_version = str(admin_sql("SELECT version()")[0][0])
+        pg_version = postgres_version()
         background, phases, players = asyncio.run(
             load(stack, players_n=args.players, rate=args.rate, seconds=args.seconds)
         )

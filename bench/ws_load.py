@@ -68,7 +68,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
 from deploy.client import Client
-from deploy.stack import Stack, admin_sql
+from deploy.stack import Stack, postgres_version
 
 DB_NAME = "patience_wsload"
 SERVER_ENV = {"REGISTER_RATE": "100000/hour", "LOG_LEVEL": "WARNING", "DB_POOL_SIZE": "10"}
@@ -723,7 +723,7 @@ def main() -> int:
             # the players resign, as in production.
             stack = Stack(database=DB_NAME, daphnes=args.daphnes, prepare=False, extra=SERVER_ENV)
             stack.start()
-            pg_version = str(admin_sql("SELECT version()")[0][0])
+            pg_version = postgres_version()
             targets = [("127.0.0.1", port) for port in stack.ports]
             db_url = stack.database_url
             pids = {f"daphne {n + 1}": p.pid for n, p in enumerate(stack.daphnes) if p}

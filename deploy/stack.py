@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -84,11 +85,38 @@ def drop_database(name: str) -> None:
     admin_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+def postgres_version() -> str:
+    return str(admin_sql("SELECT version()")[0][0])
+
+
 def create_database(name: str) -> str:
     """A fresh, empty database ``name``; returns the server's version string."""
     drop_database(name)
     admin_sql(f"CREATE DATABASE {name}")
-    return str(admin_sql("SELECT version()")[0][0])
+    return postgres_version()
+
+
+def server_env(database_url: str, redis_url: str | None, **extra: str) -> dict[str, str]:
+    """The environment of a server process (daphne, worker, beat) as production
+    runs it (``config.settings``, no debug) on ``database_url`` and ``redis_url``
+    (``None``: none, the in-process defaults), with secrets of its own (so that a
+    test cannot know the server's daily deals) and the ``extra`` settings."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": secrets.token_urlsafe(40),
+        "DAILY_DEAL_SECRET": secrets.token_urlsafe(40),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
+    env.pop("DEBUG", None)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    else:
+        env.pop("REDIS_URL", None)
+    return env
 
 
 def migrate(env: dict[str, str]) -> None:
@@ -137,6 +165,26 @@ def wait_until_up(
             pass
         time.sleep(0.1)
     raise RuntimeError(f"daphne did not answer within {timeout:g} s:\n{log.read_text()[-3000:]}")
+
+
+@contextlib.contextmanager
+def one_daphne(database: str, env: dict[str, str], log: Path) -> Iterator[int]:
+    """A fresh database ``database`` on the server at 127.0.0.1:5432, migrated
+    with ``env`` (whose ``DATABASE_URL`` reaches it), and one daphne on it on a
+    free port, up; yields the port. On leaving, the daphne is stopped and the
+    database dropped."""
+    create_database(database)
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        migrate(env)
+        port = free_port()
+        process = start_daphne(port, env, log)
+        wait_until_up(port, process, log)
+        yield port
+    finally:
+        if process is not None:
+            stop([process])
+        drop_database(database)
 
 
 def start_redis(
@@ -254,19 +302,12 @@ class Stack:
         self.redis_port = free_port()
         self.database_url = f"postgres://postgres@{PG_HOST}:{PG_PORT}/{database}"
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "DATABASE_URL": self.database_url,
-            "REDIS_URL": self.redis_url,
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(40),
-            "DAILY_DEAL_SECRET": os.environ.get("DAILY_DEAL_SECRET") or secrets.token_urlsafe(40),
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "CELERY_EAGER": "0",
-            "PYTHONUNBUFFERED": "1",
-            **(extra or {}),
-        }
-        self.env.pop("DEBUG", None)
+        # The environment's secrets when it has them: ``make stack`` keeps its
+        # sessions and daily deals across restarts.
+        kept = {k: os.environ[k] for k in ("SECRET_KEY", "DAILY_DEAL_SECRET") if os.environ.get(k)}
+        self.env = server_env(
+            self.database_url, self.redis_url, **kept, CELERY_EAGER="0", **(extra or {})
+        )
         self.redis: subprocess.Popen[bytes] | None = None
         self.daphnes: list[subprocess.Popen[bytes] | None] = [None] * daphnes
         self.worker: subprocess.Popen[bytes] | None = None

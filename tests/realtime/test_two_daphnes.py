@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
 import secrets
 import subprocess
 import time
@@ -48,6 +47,7 @@ from deploy.stack import (
     free_port,
     kill,
     migrate,
+    server_env,
     start_daphne,
     stop,
     wait_until_up,
@@ -253,17 +253,13 @@ def reconnect(port: int, path: str, browser: Client) -> ClientConnection:
 def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
     """Daphnes A and B up on a fresh database and Redis db 13, dropped after."""
     db_name = f"patience_e2e_{secrets.token_hex(4)}"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db_name}",
-        "REDIS_URL": REDIS_URL,
-        "SECRET_KEY": secrets.token_hex(16),  # daily deals are keyed apart: never CODE
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "REGISTER_RATE": "1000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("DEBUG", None)
+    # Secrets of the servers' own: their daily deals are keyed apart, never CODE.
+    env = server_env(
+        f"postgres://postgres@127.0.0.1:5432/{db_name}",
+        REDIS_URL,
+        REGISTER_RATE="1000/min",
+        LOG_LEVEL="WARNING",
+    )
     store = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
     a = Daphne("A", free_port(), env, tmp_path / "daphne-a.log")
     b = Daphne("B", free_port(), env, tmp_path / "daphne-b.log")
