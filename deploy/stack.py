@@ -21,8 +21,10 @@ Ctrl-C or SIGTERM, then stops every process it started (``--drop`` also drops
 the database). Logs are in a temporary directory printed at start.
 
 The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly; the
-helpers before it (scratch databases, migrations, daphne processes, free ports)
-are the ones every test and bench that starts real servers uses.
+helpers before it (scratch databases, migrations, a server's environment,
+daphne, redis-server and Celery worker processes, free ports) are the ones
+every other test and bench that starts real servers uses — there is no second
+way to start them. ``deploy/client.py`` is the HTTP client that talks to them.
 """
 
 from __future__ import annotations
