@@ -6,7 +6,7 @@ It builds the production shape on this machine: a fresh PostgreSQL database
 (``patience_bench`` on postgres@127.0.0.1:5432, dropped first if it exists),
 Redis db 14 when one answers on 127.0.0.1:6379, ``manage.py migrate`` and a real
 daphne on a free port. One client on one keep-alive connection (cookies and the
-``X-CSRFToken`` header handled by hand) signs up, starts practice games
+``X-CSRFToken`` header: ``deploy/client.py``) signs up, starts practice games
 (``{"random": variant}`` over the four variants in turn) and applies N legal
 actions chosen from the attempt's ``view.targets`` (plus ``stock`` in Easy Harp,
 sometimes ``undo``), each with ``seq`` = the attempt's ``seq``; a game that is
@@ -21,34 +21,22 @@ Daphne is stopped and the database dropped at the end, even on error.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import os
 import platform
 import random
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
-from deploy.stack import (
-    answers,
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    start_daphne,
-    stop,
-    wait_until_up,
-)
+from deploy.client import Client
+from deploy.stack import answers, one_daphne, postgres_version, server_env
 
 DB_NAME = "patience_bench"
 REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -62,54 +50,6 @@ MAX_GAME_ACTIONS = 200
 UNDO_CHANCE = 0.05
 SEED = 20240601
 TIMING = re.compile(r"app;dur=([0-9.]+)")
-
-
-# --- the client ----------------------------------------------------------------------
-
-
-class ApiClient:
-    """One keep-alive connection with a browser's cookie jar and CSRF header."""
-
-    def __init__(self, port: int) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        self.cookies: dict[str, str] = {}
-
-    def request(
-        self, method: str, path: str, body: Any = None
-    ) -> tuple[int, Any, float, float | None]:
-        """(status, JSON body, round trip in ms, server time in ms)."""
-        headers = {"Accept": "application/json"}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        payload = None
-        if body is not None or method != "GET":
-            payload = json.dumps(body if body is not None else {}).encode()
-            headers["Content-Type"] = "application/json"
-            if "csrftoken" in self.cookies:
-                headers["X-CSRFToken"] = self.cookies["csrftoken"]
-        start = time.perf_counter()
-        self.conn.request(method, path, body=payload, headers=headers)
-        response = self.conn.getresponse()
-        raw = response.read()
-        round_trip = (time.perf_counter() - start) * 1000
-        for header in response.headers.get_all("Set-Cookie") or []:
-            jar = SimpleCookie()
-            jar.load(header)
-            for name, morsel in jar.items():
-                self.cookies[name] = morsel.value
-        found = TIMING.search(response.headers.get("Server-Timing", ""))
-        server = float(found.group(1)) if found else None
-        data = json.loads(raw) if raw else None
-        return response.status, data, round_trip, server
-
-    def expect(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
-        got, data, _, _ = self.request(method, path, body)
-        if got != status:
-            raise RuntimeError(f"{method} {path} → {got} (expected {status}): {data}")
-        return data
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def choose_action(attempt: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
@@ -137,15 +77,9 @@ def choose_action(attempt: dict[str, Any], rng: random.Random) -> dict[str, Any]
 
 def play(port: int, actions: int, deadline: float) -> dict[str, Any]:
     rng = random.Random(SEED)
-    client = ApiClient(port)
+    client = Client(port)
     try:
-        client.expect("GET", "/api/auth/me/")
-        client.expect(
-            "POST",
-            "/api/auth/register/",
-            {"username": f"bench{os.getpid()}", "password": "bench horse battery staple"},
-            status=201,
-        )
+        client.sign_up(f"bench{os.getpid()}", "bench horse battery staple")
         server: list[float] = []
         by_game: dict[str, list[float]] = {}
         round_trips: list[float] = []
@@ -165,20 +99,22 @@ def play(port: int, actions: int, deadline: float) -> dict[str, Any]:
                 client.expect("POST", f"/api/games/{attempt['id']}/resign/")
                 attempt = None
                 continue
-            status, data, round_trip, took = client.request(
+            answer = client.request(
                 "POST",
                 f"/api/games/{attempt['id']}/actions/",
                 {"seq": attempt["seq"], "action": action},
             )
-            if status != 200:
-                raise RuntimeError(f"action {action} refused ({status}): {data}")
-            if took is None:
+            if answer.status != 200:
+                raise RuntimeError(f"action {action} refused ({answer.status}): {answer.body}")
+            found = TIMING.search(answer.headers.get("Server-Timing", ""))
+            if found is None:
                 raise RuntimeError("no Server-Timing header on the action's response")
-            round_trips.append(round_trip)
+            took = float(found.group(1))
+            round_trips.append(answer.ms)
             server.append(took)
             by_game.setdefault(attempt["variant"][:2], []).append(took)
             game_actions += 1
-            attempt = data
+            attempt = answer.body
             if attempt["status"] != "playing":
                 outcomes["won"] += 1
                 attempt = None
@@ -241,41 +177,21 @@ def main() -> int:
     # A plain SIGTERM would skip the clean-up below; make it an exception instead.
     signal.signal(signal.SIGTERM, _terminated)
     redis = answers("127.0.0.1", 6379)
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
-        "SECRET_KEY": "bench-only-secret-not-for-production",
-        "DAILY_DEAL_SECRET": "bench-only-daily-secret-not-for-production",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "REGISTER_RATE": "1000/hour",  # repeated runs must not hit the sign-up throttle
+    env = server_env(
+        f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
+        REDIS_URL if redis else None,
+        REGISTER_RATE="1000/hour",  # repeated runs must not hit the sign-up throttle
         # The bench times actions, not the throttles: it must never meet its own 429.
-        "ACTION_RATE": "1000000/min",
-        "GAME_RATE": "100000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("DEBUG", None)
-    if redis:
-        env["REDIS_URL"] = REDIS_URL
-    else:
-        env.pop("REDIS_URL", None)
-    daphne: subprocess.Popen[bytes] | None = None
-    created = False
-    with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
-        log = Path(tmp) / "daphne.log"
-        try:
-            pg_version = create_database(DB_NAME)
-            created = True
-            migrate(env)
-            port = free_port()
-            daphne = start_daphne(port, env, log)
-            wait_until_up(port, daphne, log)
-            result = play(port, args.actions, deadline)
-            report(result, pg_version=pg_version, redis=redis, requested=args.actions)
-        finally:
-            stop([daphne] if daphne else [])
-            if created:
-                drop_database(DB_NAME)
+        ACTION_RATE="1000000/min",
+        GAME_RATE="100000/min",
+        LOG_LEVEL="WARNING",
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-api-") as tmp,
+        one_daphne(DB_NAME, env, Path(tmp) / "daphne.log") as port,
+    ):
+        result = play(port, args.actions, deadline)
+        report(result, pg_version=postgres_version(), redis=redis, requested=args.actions)
     return 0
 
 

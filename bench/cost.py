@@ -52,7 +52,6 @@ import random
 import re
 import signal
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -84,7 +83,7 @@ from bench.ws_load import (
     proc_cpu,
     stuck,
 )
-from deploy.stack import DAPHNE, ROOT, Stack, admin_sql, free_port, stop, wait_for_port
+from deploy.stack import Stack, free_port, postgres_version, start_daphne, stop, wait_for_port
 from games.engine import GameCode, action_from_json, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 
@@ -163,18 +162,20 @@ class CostPlayer(Player):
         action = choose_action(self.game, self.rng)
         body = {"seq": self.game["seq"], "action": action}
         self.stats.sent += 1
-        status, data = await loop.run_in_executor(self.pool, self.http.request, "POST", path, body)
+        answer = await loop.run_in_executor(self.pool, self.http.request, "POST", path, body)
         got = loop.time()
-        if status == 200:
+        if answer.status == 200:
             self.stats.latencies.append((got - due) * 1000)
             self.stats.last_ack = got
             self.stats.acks += 1
-            self.game = data
+            self.game = answer.body
             self.game_actions += 1
             return
-        code = (data or {}).get("error", {}).get("code", str(status))
+        data = answer.body if isinstance(answer.body, dict) else {}
+        code = data.get("error", {}).get("code", str(answer.status))
         self.stats.errors[code] += 1
-        self.stats.first_error = self.stats.first_error or f"{action}: {status} {data}"
+        refused = f"{action}: {answer.status} {answer.body}"
+        self.stats.first_error = self.stats.first_error or refused
         self.game = await self.call("GET", f"/api/games/{self.game['id']}/")
 
 
@@ -430,16 +431,8 @@ async def echo(
 def floor_echo(stack: Stack, event: str) -> float:
     """Daphne CPU ms per frame echoed by ``echo`` under a daphne of its own."""
     port = free_port()
-    log = stack.logs / "echo.log"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    with log.open("ab") as out:
-        daphne = subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "bench.cost:echo"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+    daphne = start_daphne(port, env, stack.logs / "echo.log", app="bench.cost:echo")
     try:
         wait_for_port("127.0.0.1", port, daphne, "the echo daphne")
 
@@ -700,7 +693,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _terminated)
     began = time.monotonic()
     with Stack(database=DB_NAME, daphnes=2, prepare=False, extra=ENV) as stack:
-        pg_version = str(admin_sql("SELECT version()")[0][0])
+        pg_version = postgres_version()
         background, phases, players = asyncio.run(
             load(stack, players_n=args.players, rate=args.rate, seconds=args.seconds)
         )

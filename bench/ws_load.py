@@ -10,7 +10,7 @@ postgres@127.0.0.1:5432, dropped first if it exists), a Redis of its own,
 verifies every game the players finish) and beat; players are spread over the
 daphnes in turn.
 
-Each player signs up over HTTP (cookies and ``X-CSRFToken`` by hand), starts a
+Each player signs up over HTTP (``deploy/client.py``: cookies, ``X-CSRFToken``), starts a
 practice game (``{"random": variant}`` over the four variants) and opens its game
 socket (``games/websocket.md``). Then, open loop: every player owes one action
 every 1/rate seconds on a fixed schedule (a random phase each), a legal one chosen
@@ -41,7 +41,6 @@ import argparse
 import asyncio
 import concurrent.futures
 import contextlib
-import http.client
 import json
 import math
 import os
@@ -55,7 +54,6 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -69,7 +67,8 @@ from websockets.typing import Origin
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
-from deploy.stack import Stack, admin_sql
+from deploy.client import Client
+from deploy.stack import Stack, postgres_version
 
 DB_NAME = "patience_wsload"
 SERVER_ENV = {"REGISTER_RATE": "100000/hour", "LOG_LEVEL": "WARNING", "DB_POOL_SIZE": "10"}
@@ -238,55 +237,6 @@ class CpuMeter:
         return dict(out)
 
 
-# --- HTTP --------------------------------------------------------------------------------
-
-
-class ApiClient:
-    """One keep-alive connection with a browser's cookie jar and CSRF header."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
-        self.conn = http.client.HTTPConnection(host, port, timeout=30)
-        self.cookies: dict[str, str] = {}
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        headers = {"Accept": "application/json"}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        payload = None
-        if body is not None or method != "GET":
-            payload = json.dumps(body if body is not None else {}).encode()
-            headers["Content-Type"] = "application/json"
-            if "csrftoken" in self.cookies:
-                headers["X-CSRFToken"] = self.cookies["csrftoken"]
-        for attempt in range(2):
-            try:
-                self.conn.request(method, path, body=payload, headers=headers)
-                response = self.conn.getresponse()
-                raw = response.read()
-                break
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                # An idle keep-alive connection the server closed: once more, afresh.
-                self.conn.close()
-                if attempt:
-                    raise
-        for header in response.headers.get_all("Set-Cookie") or []:
-            jar = SimpleCookie()
-            jar.load(header)
-            for name, morsel in jar.items():
-                self.cookies[name] = morsel.value
-        return response.status, json.loads(raw) if raw else None
-
-    def expect(self, method: str, path: str, body: Any = None, status: int = 200) -> Any:
-        got, data = self.request(method, path, body)
-        if got != status:
-            raise RuntimeError(f"{method} {path} → {got} (expected {status}): {data}")
-        return data
-
-    def close(self) -> None:
-        self.conn.close()
-
-
 # --- players -----------------------------------------------------------------------------
 
 
@@ -373,7 +323,7 @@ class Player:
         self.index = index
         self.host, self.port = host, port
         self.name = f"ws{tag}{index}"
-        self.http = ApiClient(host, port)
+        self.http = Client(port, host)
         self.stats = stats
         self.pool = pool
         self.rng = random.Random(f"{tag}-{index}")
@@ -389,10 +339,8 @@ class Player:
         return await loop.run_in_executor(self.pool, self.http.expect, method, path, body, status)
 
     async def sign_up(self) -> None:
-        await self.call("GET", "/api/auth/me/")
-        await self.call(
-            "POST", "/api/auth/register/", {"username": self.name, "password": PASSWORD}, 201
-        )
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.pool, self.http.sign_up, self.name, PASSWORD)
 
     async def new_game(self) -> None:
         variant = VARIANTS[(self.index + self.games) % len(VARIANTS)]
@@ -775,7 +723,7 @@ def main() -> int:
             # the players resign, as in production.
             stack = Stack(database=DB_NAME, daphnes=args.daphnes, prepare=False, extra=SERVER_ENV)
             stack.start()
-            pg_version = str(admin_sql("SELECT version()")[0][0])
+            pg_version = postgres_version()
             targets = [("127.0.0.1", port) for port in stack.ports]
             db_url = stack.database_url
             pids = {f"daphne {n + 1}": p.pid for n, p in enumerate(stack.daphnes) if p}

@@ -21,8 +21,10 @@ Ctrl-C or SIGTERM, then stops every process it started (``--drop`` also drops
 the database). Logs are in a temporary directory printed at start.
 
 The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly; the
-helpers before it (scratch databases, migrations, daphne processes, free ports)
-are the ones every test and bench that starts real servers uses.
+helpers before it (scratch databases, migrations, a server's environment,
+daphne, redis-server and Celery worker processes, free ports) are the ones
+every other test and bench that starts real servers uses — there is no second
+way to start them. ``deploy/client.py`` is the HTTP client that talks to them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -84,11 +87,38 @@ def drop_database(name: str) -> None:
     admin_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+def postgres_version() -> str:
+    return str(admin_sql("SELECT version()")[0][0])
+
+
 def create_database(name: str) -> str:
     """A fresh, empty database ``name``; returns the server's version string."""
     drop_database(name)
     admin_sql(f"CREATE DATABASE {name}")
-    return str(admin_sql("SELECT version()")[0][0])
+    return postgres_version()
+
+
+def server_env(database_url: str, redis_url: str | None, **extra: str) -> dict[str, str]:
+    """The environment of a server process (daphne, worker, beat) as production
+    runs it (``config.settings``, no debug) on ``database_url`` and ``redis_url``
+    (``None``: none, the in-process defaults), with secrets of its own (so that a
+    test cannot know the server's daily deals) and the ``extra`` settings."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": secrets.token_urlsafe(40),
+        "DAILY_DEAL_SECRET": secrets.token_urlsafe(40),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
+    env.pop("DEBUG", None)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    else:
+        env.pop("REDIS_URL", None)
+    return env
 
 
 def migrate(env: dict[str, str]) -> None:
@@ -102,11 +132,14 @@ def migrate(env: dict[str, str]) -> None:
     )
 
 
-def start_daphne(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    """One daphne on 127.0.0.1:``port`` with ``env``, its output appended to ``log``."""
+def start_daphne(
+    port: int, env: dict[str, str], log: Path, app: str = "config.asgi:application"
+) -> subprocess.Popen[bytes]:
+    """One daphne serving ``app`` on 127.0.0.1:``port`` with ``env``, its output
+    appended to ``log``."""
     with log.open("ab") as out:
         return subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -114,8 +147,12 @@ def start_daphne(port: int, env: dict[str, str], log: Path) -> subprocess.Popen[
         )
 
 
-def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    limit = time.monotonic() + 30
+def wait_until_up(
+    port: int, process: subprocess.Popen[bytes], log: Path, timeout: float = 30
+) -> None:
+    """Until the daphne answers ``GET /api/auth/me/`` with 200 (``RuntimeError``
+    with its log's tail if it exits or does not within ``timeout`` seconds)."""
+    limit = time.monotonic() + timeout
     while time.monotonic() < limit:
         if process.poll() is not None:
             raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
@@ -129,7 +166,67 @@ def wait_until_up(port: int, process: subprocess.Popen[bytes], log: Path) -> Non
         except OSError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"daphne did not answer within 30 s:\n{log.read_text()[-3000:]}")
+    raise RuntimeError(f"daphne did not answer within {timeout:g} s:\n{log.read_text()[-3000:]}")
+
+
+@contextlib.contextmanager
+def one_daphne(database: str, env: dict[str, str], log: Path) -> Iterator[int]:
+    """A fresh database ``database`` on the server at 127.0.0.1:5432, migrated
+    with ``env`` (whose ``DATABASE_URL`` reaches it), and one daphne on it on a
+    free port, up; yields the port. On leaving, the daphne is stopped and the
+    database dropped."""
+    create_database(database)
+    process: subprocess.Popen[bytes] | None = None
+    try:
+        migrate(env)
+        port = free_port()
+        process = start_daphne(port, env, log)
+        wait_until_up(port, process, log)
+        yield port
+    finally:
+        if process is not None:
+            stop([process])
+        drop_database(database)
+
+
+def start_redis(
+    port: int, *, files: Path | None = None, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """A ``redis-server`` of its own on 127.0.0.1:``port``, listening when this
+    returns. With ``files``, an append-only file there (as in the compose file: a
+    restart keeps what was written); else nothing on disk. Output to ``log``."""
+    persist = ["--appendonly", "yes", "--appendfsync", "always", "--dir", str(files)]
+    command = [
+        "redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+        *(persist if files is not None else ["--appendonly", "no"]),
+    ]  # fmt: skip
+    with open(log or os.devnull, "ab") as out:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    wait_for_port("127.0.0.1", port, process, "redis-server")
+    return process
+
+
+def start_worker(
+    env: dict[str, str], log: Path, *options: str, own_group: bool = False
+) -> subprocess.Popen[bytes]:
+    """``celery -A config worker`` with ``env`` and ``options``, its output appended
+    to ``log``. ``own_group``: in a process group of its own, with its pool's
+    children, so that ``os.killpg`` kills the whole worker at once."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [*CELERY, "worker", "--loglevel", "INFO", *QUIET, *options],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=own_group,
+        )
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL: no goodbye to the sockets, no clean shutdown."""
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
 
 
 def stop(processes: list[subprocess.Popen[bytes]]) -> None:
@@ -207,19 +304,12 @@ class Stack:
         self.redis_port = free_port()
         self.database_url = f"postgres://postgres@{PG_HOST}:{PG_PORT}/{database}"
         self.redis_url = f"redis://127.0.0.1:{self.redis_port}/0"
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-            "DATABASE_URL": self.database_url,
-            "REDIS_URL": self.redis_url,
-            "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(40),
-            "DAILY_DEAL_SECRET": os.environ.get("DAILY_DEAL_SECRET") or secrets.token_urlsafe(40),
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
-            "CELERY_EAGER": "0",
-            "PYTHONUNBUFFERED": "1",
-            **(extra or {}),
-        }
-        self.env.pop("DEBUG", None)
+        # The environment's secrets when it has them: ``make stack`` keeps its
+        # sessions and daily deals across restarts.
+        kept = {k: os.environ[k] for k in ("SECRET_KEY", "DAILY_DEAL_SECRET") if os.environ.get(k)}
+        self.env = server_env(
+            self.database_url, self.redis_url, **kept, CELERY_EAGER="0", **(extra or {})
+        )
         self.redis: subprocess.Popen[bytes] | None = None
         self.daphnes: list[subprocess.Popen[bytes] | None] = [None] * daphnes
         self.worker: subprocess.Popen[bytes] | None = None
@@ -292,21 +382,9 @@ class Stack:
         return path.read_text(errors="replace") if path.exists() else ""
 
     def start_redis(self) -> None:
-        """Redis with an append-only file in the log directory (as in the compose
-        file): a restart keeps what was written."""
-        self.redis = self._spawn(
-            "redis",
-            [
-                "redis-server",
-                "--bind", "127.0.0.1",
-                "--port", str(self.redis_port),
-                "--save", "",
-                "--appendonly", "yes",
-                "--appendfsync", "always",
-                "--dir", str(self.logs),
-            ],
-        )  # fmt: skip
-        wait_for_port("127.0.0.1", self.redis_port, self.redis, "redis-server")
+        """Redis with an append-only file in the log directory: a restart keeps
+        what was written."""
+        self.redis = start_redis(self.redis_port, files=self.logs, log=self.logs / "redis.log")
 
     def stop_redis(self) -> None:
         """A clean shutdown (SIGTERM: Redis writes its file and exits)."""
@@ -328,14 +406,11 @@ class Stack:
         """SIGKILL: no goodbye to the sockets, no clean shutdown."""
         process = self.daphnes[n]
         if process is not None:
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=10)
+            kill(process)
             self.daphnes[n] = None
 
     def start_worker(self) -> None:
-        self.worker = self._spawn(
-            "worker", [*CELERY, "worker", "--loglevel", "INFO", "--concurrency", "1", *QUIET]
-        )
+        self.worker = start_worker(self.env, self.logs / "worker.log", "--concurrency", "1")
 
     def redis_client(self) -> redis.Redis:
         return redis.Redis.from_url(self.redis_url, socket_timeout=5)

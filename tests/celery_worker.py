@@ -1,7 +1,8 @@
 """Real Celery workers for tests: ``celery -A config worker`` as a subprocess
-with the production settings (``config.settings``), on pytest's test database
-and the tests' Redis (``REDIS_URL``, the broker), which the test process queues
-tasks to — the eager mode of the other tests is switched off around them.
+(``deploy.stack.start_worker``) with the production settings
+(``config.settings``), on pytest's test database and the tests' Redis
+(``REDIS_URL``, the broker), which the test process queues tasks to — the
+eager mode of the other tests is switched off around them.
 
 Used by ``tests/games/test_celery_worker.py`` and ``tests/faults/test_worker_killed.py``.
 """
@@ -11,8 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,9 +21,8 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app
+from deploy.stack import start_worker
 
-ROOT = Path(__file__).resolve().parents[1]
-WORKER = [sys.executable, "-m", "celery", "-A", "config", "worker"]
 WAIT = 60.0
 
 
@@ -61,15 +59,7 @@ class Worker:
 
     def __init__(self, log_path: Path, *options: str, env: dict[str, str] | None = None) -> None:
         self.log_path = log_path
-        with log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                [*WORKER, "--without-gossip", "--without-mingle", "--loglevel", "INFO", *options],
-                cwd=ROOT,
-                env=env or worker_env(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        self.process = start_worker(env or worker_env(), log_path, *options, own_group=True)
 
     @property
     def pid(self) -> int:

@@ -33,16 +33,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from deploy.stack import (
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    start_daphne,
-    stop,
-    wait_for_port,
-    wait_until_up,
-)
+from deploy.stack import free_port, one_daphne, server_env, start_redis, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -114,14 +105,7 @@ def private_redis(processes: list[subprocess.Popen[bytes]]) -> str:
         redis.Redis.from_url(SHARED_REDIS_URL).flushdb()
         return SHARED_REDIS_URL
     port = free_port()
-    no_files = ["--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), *no_files],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    processes.append(process)
-    wait_for_port("127.0.0.1", port, process, "redis-server")
+    processes.append(start_redis(port))
     return f"redis://127.0.0.1:{port}/0"
 
 
@@ -131,36 +115,23 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql") or not settings.REDIS_URL:
         pytest.skip("needs the real PostgreSQL and Redis (none answered)")
     name = f"patience_browser_{secrets.token_hex(4)}"
-    create_database(name)
     processes: list[subprocess.Popen[bytes]] = []
-    redis_url = private_redis(processes)
-    port = free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{name}",
-        "REDIS_URL": redis_url,
-        "SECRET_KEY": secrets.token_hex(24),
-        "DAILY_DEAL_SECRET": secrets.token_hex(24),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "CELERY_EAGER": "1",
-        "REGISTER_RATE": "10000/min",
-        "LOGIN_RATE": "10000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("DEBUG", None)
     log = tmp_path_factory.mktemp("daphne") / "daphne.log"
     try:
-        migrate(env)
-        daphne = start_daphne(port, env, log)
-        processes.append(daphne)
-        wait_until_up(port, daphne, log)
-        running = Server(f"http://127.0.0.1:{port}", env)
-        running.python(PREPARE_DAYS)
-        yield running
+        env = server_env(
+            f"postgres://postgres@127.0.0.1:5432/{name}",
+            private_redis(processes),
+            CELERY_EAGER="1",
+            REGISTER_RATE="10000/min",
+            LOGIN_RATE="10000/min",
+            LOG_LEVEL="WARNING",
+        )
+        with one_daphne(name, env, log) as port:
+            running = Server(f"http://127.0.0.1:{port}", env)
+            running.python(PREPARE_DAYS)
+            yield running
     finally:
         stop(processes)
-        drop_database(name)
         if log.exists():
             print(log.read_text(errors="replace")[-5000:])
 
@@ -218,3 +189,39 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+API = """async (calls) => {
+    const token = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1];
+    const answers = [];
+    for (const [method, path, body] of calls) {
+        const r = await fetch(path, {method, credentials: "same-origin",
+            headers: {"Content-Type": "application/json", "X-CSRFToken": token},
+            body: body === null ? undefined : JSON.stringify(body)});
+        const text = await r.text();
+        let parsed = text;
+        try { parsed = JSON.parse(text); } catch (e) { /* an HTML error page: as text */ }
+        answers.push({status: r.status, body: parsed});
+        if (!r.ok) break;
+    }
+    return answers;
+}"""
+"""JSON API calls from the page, in order (its session, its CSRF cookie), until
+one is refused; each answer's status and body."""
+
+
+def api(page: Any, method: str, path: str, body: object = None) -> Any:
+    """A JSON API call from the page that must succeed; its body."""
+    (answer,) = page.evaluate(API, [[method, path, body]])
+    assert answer["status"] < 300, answer
+    return answer["body"]
+
+
+def post_actions(page: Any, attempt: int, seq: int, actions: list[Any]) -> int:
+    """``actions`` applied to game ``attempt`` from ``seq`` on, from the page in one
+    go (the page follows them over its websocket); returns the next ``seq``."""
+    path = f"/api/games/{attempt}/actions/"
+    calls = [["POST", path, {"seq": seq + n, "action": a}] for n, a in enumerate(actions)]
+    answers = page.evaluate(API, calls)
+    assert len(answers) == len(calls) and all(a["status"] < 300 for a in answers), answers[-1:]
+    return seq + len(actions)

@@ -21,9 +21,8 @@ from axe_playwright_python.sync_playwright import Axe
 
 from games.engine import Move, new_game
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, api
 from .test_pages import sign_up
-from .test_replay import api
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
 # Light at every size; the dark theme (the system's preference) at a phone and a desk.

@@ -18,8 +18,7 @@ from typing import Any
 
 from games.engine import Move, new_game
 
-from .conftest import screenshot
-from .test_auto_finish import POST_ACTIONS, api_get
+from .conftest import api, post_actions, screenshot
 from .test_pages import assert_board_is, open_daily, play, sign_up
 
 VARIANTS = ["EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"]
@@ -83,8 +82,8 @@ def test_the_lobby_shows_the_streak_and_the_archive_the_won_days(new_page, serve
     # Win today's Seahaven (4 cells) by its solver line; yesterday's win stored.
     daily = server.daily("SH1-C4")
     attempt = open_daily(page, "SH1-C4")
-    page.evaluate(POST_ACTIONS, [attempt, 0, daily["proof"]])
-    assert api_get(page, f"/api/games/{attempt}/")["status"] == "won"
+    post_actions(page, attempt, 0, daily["proof"])
+    assert api(page, "GET", f"/api/games/{attempt}/")["status"] == "won"
     won_yesterday(server, name)
 
     page.goto("/")
@@ -178,7 +177,7 @@ def test_a_past_day_from_the_archive_plays_as_practice(new_page, server):
     game = new_game(stored["code"])
     assert_board_is(page, game)
     assert page.inner_text("#code").strip() == stored["code"]  # the day is over: its name shows
-    body = api_get(page, f"/api/games/{attempt}/")
+    body = api(page, "GET", f"/api/games/{attempt}/")
     assert body["ranked"] is False and body["code"] == stored["code"]
     assert body["daily"] is None  # plain practice: no ranked result, no daily's rules
     # Playable: the first move of the solver's line, dragged, is accepted.

@@ -10,38 +10,17 @@ its websocket like any action made elsewhere.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from games.engine import new_game
 
-from .conftest import screenshot
+from .conftest import api, post_actions, screenshot
 from .test_pages import assert_board_is, sign_up, start_practice, wait_moves
 
 DEALS = {
     "SH1-C4-AAAAAJ2": 61,  # the solver's line: 61 moves, then 31 foundation moves remain
     "EH1-N-AAAAAAE": 304,  # 304 moves, then nothing hidden or to draw: 30 remain
 }
-
-POST_ACTIONS = """async ([id, seq, actions]) => {
-    const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))
-        .slice("csrftoken=".length);
-    for (const action of actions) {
-        const response = await fetch(`/api/games/${id}/actions/`, {
-            method: "POST",
-            headers: {"Content-Type": "application/json", "X-CSRFToken": token},
-            body: JSON.stringify({seq, action}),
-        });
-        if (!response.ok) throw new Error(`${seq}: ${await response.text()}`);
-        seq += 1;
-    }
-    return seq;
-}"""
-
-
-def api_get(page: Any, path: str) -> Any:
-    return page.evaluate("async (path) => (await fetch(path)).json()", path)
 
 
 @pytest.mark.parametrize("code", DEALS)
@@ -60,14 +39,14 @@ def test_finish_plays_the_listed_moves_and_wins(new_page, code):
     game = new_game(code)
     for action in line[: lead - 1]:
         game.apply(action)
-    seq = page.evaluate(POST_ACTIONS, [attempt, 0, [a.to_json() for a in line[: lead - 1]]])
+    seq = post_actions(page, attempt, 0, [a.to_json() for a in line[: lead - 1]])
     wait_moves(page, game.moves)
     assert game.finishing_moves() == []
     assert page.locator("#finish").is_hidden()
 
     # The last move before it, dragged or not, makes the server list the finish.
     game.apply(line[lead - 1])
-    seq = page.evaluate(POST_ACTIONS, [attempt, seq, [line[lead - 1].to_json()]])
+    seq = post_actions(page, attempt, seq, [line[lead - 1].to_json()])
     finish = game.finishing_moves()
     assert finish
     page.wait_for_selector("#finish", state="visible")
@@ -84,9 +63,9 @@ def test_finish_plays_the_listed_moves_and_wins(new_page, code):
     screenshot(page, f"finish-{code[:3]}-won")
 
     # On the server: each finishing move an ordinary, logged action; the game won.
-    body = api_get(page, f"/api/games/{attempt}/")
+    body = api(page, "GET", f"/api/games/{attempt}/")
     assert body["status"] == "won" and body["seq"] == seq + len(finish)
     assert body["score"] == game.score
-    replay = api_get(page, f"/api/games/{attempt}/replay/")
+    replay = api(page, "GET", f"/api/games/{attempt}/replay/")
     assert replay["actions"][seq:] == [m.to_json() for m in finish]
     assert len(replay["log"]) == seq + len(finish)

@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import screenshot
-from .test_auto_finish import POST_ACTIONS, api_get
+from .conftest import api, post_actions, screenshot
 from .test_daily_deals import resign
 from .test_pages import open_daily, sign_up, start_practice, wait_moves
 
@@ -53,11 +52,11 @@ def win_ranked(page: Any, server: Any, variant: str = "SH1-C4") -> tuple[int, di
     daily = server.daily(variant)
     proof = daily["proof"]
     assert proof, "conftest proves today's SH1-C4"
-    seq = page.evaluate(POST_ACTIONS, [attempt, 0, proof[:-1]])
+    seq = post_actions(page, attempt, 0, proof[:-1])
     wait_moves(page, len(proof) - 1)
     assert page.locator("#win").is_hidden()
     assert page.locator("#show-result").is_hidden()  # still playing
-    page.evaluate(POST_ACTIONS, [attempt, seq, proof[-1:]])
+    post_actions(page, attempt, seq, proof[-1:])
     return attempt, daily
 
 
@@ -84,9 +83,9 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
     assert page.locator(".win-cascade").count() == 0  # gone once it fell
     screenshot(page, "finish-card")
 
-    game = api_get(page, f"/api/games/{attempt}/")
-    board = api_get(page, f"/api/leaderboard/{today()}/SH1-C4/")
-    player = api_get(page, f"/api/players/{name}/")
+    game = api(page, "GET", f"/api/games/{attempt}/")
+    board = api(page, "GET", f"/api/leaderboard/{today()}/SH1-C4/")
+    player = api(page, "GET", f"/api/players/{name}/")
     assert game["status"] == "won" and game["ranked"]
     par = daily["par"]
     assert page.inner_text("#win-title") == "You won!"
@@ -124,7 +123,7 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
         "text => document.querySelector('#win-rank').innerText === text",
         arg=f"{board['me']['rank']} of {board['count'] + 1}",
     )
-    board = api_get(page, f"/api/leaderboard/{today()}/SH1-C4/")
+    board = api(page, "GET", f"/api/leaderboard/{today()}/SH1-C4/")
     # A resignation opens no card by itself; its Result shows the figures, with nothing to share.
     other.wait_for_selector("#show-result", state="visible")
     assert other.locator("#win").is_hidden()
@@ -171,7 +170,7 @@ def test_a_practice_win_under_reduced_motion_opens_the_card_at_once_without_rank
     sign_up(page)
     attempt = start_practice(page, PRACTICE_CODE)
     page.evaluate("document.documentElement.dataset.motion = 'reduced'")
-    seq = page.evaluate(POST_ACTIONS, [attempt, 0, [a.to_json() for a in line[:-1]]])
+    seq = post_actions(page, attempt, 0, [a.to_json() for a in line[:-1]])
     wait_moves(page, len(line) - 1)
     # Watch for any cascade from the moment of the win.
     page.evaluate(
@@ -184,11 +183,11 @@ def test_a_practice_win_under_reduced_motion_opens_the_card_at_once_without_rank
             }).observe(document.body, { childList: true });
         }"""
     )
-    page.evaluate(POST_ACTIONS, [attempt, seq, [line[-1].to_json()]])
+    post_actions(page, attempt, seq, [line[-1].to_json()])
     page.wait_for_selector("#win", state="visible")
     assert page.evaluate("window.cascades") == 0
     assert page.evaluate("getComputedStyle(document.getElementById('win')).animationName") == "none"
-    game = api_get(page, f"/api/games/{attempt}/")
+    game = api(page, "GET", f"/api/games/{attempt}/")
     assert page.inner_text("#win-moves") == str(game["moves"])
     assert page.inner_text("#win-score") == str(game["score"])
     assert page.inner_text("#win-time") == clock(game["elapsed_ms"])
@@ -219,9 +218,9 @@ def test_a_won_practice_of_the_daily_has_par_and_shares_without_rank_or_streak(
     page.wait_for_selector("#board .pile[data-pile=t1] .card")
     practice = int(page.url.rstrip("/").split("/")[-1])
     proof = daily["proof"]
-    seq = page.evaluate(POST_ACTIONS, [practice, 0, proof[:-1]])
+    seq = post_actions(page, practice, 0, proof[:-1])
     wait_moves(page, len(proof) - 1)
-    page.evaluate(POST_ACTIONS, [practice, seq, proof[-1:]])
+    post_actions(page, practice, seq, proof[-1:])
     page.wait_for_selector("#win", state="visible", timeout=20_000)
     page.wait_for_selector("#win-par", state="visible")
     assert page.inner_text("#win-par") == f"par {daily['par']}"
@@ -229,7 +228,7 @@ def test_a_won_practice_of_the_daily_has_par_and_shares_without_rank_or_streak(
     page.wait_for_timeout(500)  # a practice has no rank nor streak to fetch
     assert page.locator("#win-rank-row").is_hidden()
     assert page.locator("#win-streak-row").is_hidden()
-    game = api_get(page, f"/api/games/{practice}/")
+    game = api(page, "GET", f"/api/games/{practice}/")
     page.click("#win-share")
     page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
     assert page.evaluate("navigator.clipboard.readText()") == (

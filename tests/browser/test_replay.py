@@ -15,28 +15,12 @@ from typing import Any
 
 from games.engine import Game, Move, Stock, new_game
 
-from .conftest import screenshot
+from .conftest import api, screenshot
 from .test_pages import board_piles, sign_up
 
 SEAHAVEN = "SH1-C4-AAAAAJ2"
 EASY_HARP = "EH1-N-AAAAAAF"
 UNDO = {"type": "undo"}
-
-
-def api(page: Any, method: str, path: str, body: object = None) -> dict[str, Any]:
-    """A JSON API call from the page: its session, its CSRF cookie."""
-    answer = page.evaluate(
-        """async ([method, path, body]) => {
-            const token = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1];
-            const r = await fetch(path, {method, credentials: "same-origin",
-                headers: {"Content-Type": "application/json", "X-CSRFToken": token},
-                body: body === null ? undefined : JSON.stringify(body)});
-            return {status: r.status, body: await r.json()};
-        }""",
-        [method, path, body],
-    )
-    assert answer["status"] < 300, answer
-    return answer["body"]
 
 
 def first_move(game: Game) -> Move:

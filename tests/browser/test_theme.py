@@ -10,7 +10,7 @@ import re
 from typing import Any
 from urllib.parse import urlparse
 
-from .conftest import screenshot
+from .conftest import api, screenshot
 from .test_pages import PASSWORD, WIN_CODE, sign_up, start_practice
 
 AA = 4.5
@@ -87,7 +87,7 @@ def sign_out(page: Any) -> None:
 
 
 def account_settings(page: Any) -> dict[str, Any]:
-    return page.evaluate("() => fetch('/api/auth/settings/').then((r) => r.json())")
+    return api(page, "GET", "/api/auth/settings/")
 
 
 def assert_contrast(page: Any, selectors: list[str], where: str) -> None:
@@ -286,13 +286,7 @@ def test_four_colours_reduced_motion_and_contrast_in_both_themes(new_page, serve
     screenshot(page, "theme-dark-four-colour-board")
     felt = {}
     for theme in themes:
-        page.evaluate(
-            """(theme) => fetch('/api/auth/settings/', {method: 'PATCH', headers: {
-                'Content-Type': 'application/json',
-                'X-CSRFToken': document.cookie.match(/csrftoken=([^;]+)/)[1]},
-                body: JSON.stringify({theme})})""",
-            theme,
-        )
+        api(page, "PATCH", "/api/auth/settings/", {"theme": theme})
         page.reload()
         page.wait_for_selector("#board .pile[data-pile=t1] .card")
         assert html_attribute(page, "theme") == theme

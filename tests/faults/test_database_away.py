@@ -7,29 +7,17 @@ nothing is half-written; once the relay is back, play goes on where it was.
 from __future__ import annotations
 
 import contextlib
-import http.client
-import json
-import os
 import secrets
 import socket
-import subprocess
 import threading
 import time
-from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from deploy.stack import (
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    start_daphne,
-    stop,
-    wait_until_up,
-)
+from deploy.client import Client
+from deploy.stack import free_port, one_daphne, server_env
 from tests.conftest import requires_postgres, requires_redis
 
 pytestmark = [requires_postgres, requires_redis]
@@ -97,34 +85,6 @@ class Relay:
             self.open.clear()
 
 
-class Client:
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.cookies: dict[str, str] = {}
-
-    def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any, dict]:
-        headers = {"Accept": "application/json"}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        payload = None
-        if method != "GET":
-            payload = json.dumps(body or {}).encode()
-            headers["Content-Type"] = "application/json"
-            headers["X-CSRFToken"] = self.cookies.get("csrftoken", "")
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT)
-        try:
-            conn.request(method, path, body=payload, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-            for header in response.headers.get_all("Set-Cookie") or []:
-                jar = SimpleCookie()
-                jar.load(header)
-                self.cookies.update({name: morsel.value for name, morsel in jar.items()})
-            return response.status, json.loads(raw) if raw else None, dict(response.headers)
-        finally:
-            conn.close()
-
-
 def until(predicate: Any, what: str) -> Any:
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
@@ -137,72 +97,56 @@ def until(predicate: Any, what: str) -> Any:
 
 def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> None:
     name = f"patience_fault_{secrets.token_hex(4)}"
-    create_database(name)
     relay = Relay(("127.0.0.1", 5432))
     relay.start()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:{relay.port}/{name}",
-        "REDIS_URL": "redis://127.0.0.1:6379/10",
-        "SECRET_KEY": secrets.token_hex(16),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "CELERY_EAGER": "1",
-        "DB_POOL_TIMEOUT": "1",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("DEBUG", None)
-    port = free_port()
+    env = server_env(
+        f"postgres://postgres@127.0.0.1:{relay.port}/{name}",
+        "redis://127.0.0.1:6379/10",
+        CELERY_EAGER="1",
+        DB_POOL_TIMEOUT="1",
+        LOG_LEVEL="WARNING",
+    )
     log = tmp_path / "daphne.log"
-    processes: list[subprocess.Popen[bytes]] = []
     try:
-        migrate(env)
-        processes.append(start_daphne(port, env, log))
-        wait_until_up(port, processes[0], log)
-        player = Client(port)
-        player.request("GET", "/api/auth/me/")
-        status, _, _ = player.request(
-            "POST", "/api/auth/register/", {"username": "ada", "password": "correct horse battery"}
-        )
-        assert status == 201
-        status, game, _ = player.request("POST", "/api/games/", {"random": "EH1-N"})
-        assert status == 201
-        actions = f"/api/games/{game['id']}/actions/"
-        assert player.request("POST", actions, {"seq": 0, "action": {"type": "stock"}})[0] == 200
+        with one_daphne(name, env, log) as port:
+            player = Client(port, timeout=WAIT, keep_alive=False)
+            player.sign_up("ada", "correct horse battery")
+            game = player.expect("POST", "/api/games/", {"random": "EH1-N"}, status=201)
+            actions = f"/api/games/{game['id']}/actions/"
+            player.expect("POST", actions, {"seq": 0, "action": {"type": "stock"}})
 
-        relay.cut()  # PostgreSQL is gone for daphne
-        status, body, headers = player.request("GET", "/healthz")
-        assert status == 503 and body["error"]["code"] == "unavailable"
-        assert "database" in body["error"]["message"]
-        for method, path, payload in (
-            ("POST", actions, {"seq": 1, "action": {"type": "stock"}}),
-            ("GET", f"/api/games/{game['id']}/", None),
-            ("POST", "/api/games/", {"random": "SH1-C4"}),
-        ):
-            status, body, headers = player.request(method, path, payload)
-            assert status == 503, (path, status, body)
-            assert set(body) == {"error"} and body["error"]["code"] == "unavailable", body
-            assert headers.get("Retry-After")
+            relay.cut()  # PostgreSQL is gone for daphne
+            health = player.request("GET", "/healthz")
+            assert health.status == 503 and health.body["error"]["code"] == "unavailable"
+            assert "database" in health.body["error"]["message"]
+            for method, path, payload in (
+                ("POST", actions, {"seq": 1, "action": {"type": "stock"}}),
+                ("GET", f"/api/games/{game['id']}/", None),
+                ("POST", "/api/games/", {"random": "SH1-C4"}),
+            ):
+                answer = player.request(method, path, payload)
+                assert answer.status == 503, (path, answer.status, answer.body)
+                body = answer.body
+                assert set(body) == {"error"} and body["error"]["code"] == "unavailable", body
+                assert answer.headers.get("Retry-After")
 
-        # Nothing half-written: the database holds one action, one game.
-        with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}") as conn:
-            assert conn.execute("SELECT count(*) FROM games_action").fetchone()[0] == 1
-            assert conn.execute("SELECT count(*) FROM games_attempt").fetchone()[0] == 1
+            # Nothing half-written: the database holds one action, one game.
+            with psycopg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}") as conn:
+                assert conn.execute("SELECT count(*) FROM games_action").fetchone()[0] == 1
+                assert conn.execute("SELECT count(*) FROM games_attempt").fetchone()[0] == 1
 
-        relay.start()  # back: the same player goes on where they were
-        until(lambda: player.request("GET", "/healthz")[0] == 200, "healthz ok again")
-        status, body, _ = until(
-            lambda: (
-                (r := player.request("POST", actions, {"seq": 1, "action": {"type": "stock"}}))
-                and r[0] != 503
-                and r
-            ),
-            "an action accepted again",
-        )
-        assert status == 200 and body["seq"] == 2, body
+            relay.start()  # back: the same player goes on where they were
+            until(lambda: player.request("GET", "/healthz").status == 200, "healthz ok again")
+            answer = until(
+                lambda: (
+                    (r := player.request("POST", actions, {"seq": 1, "action": {"type": "stock"}}))
+                    and r.status != 503
+                    and r
+                ),
+                "an action accepted again",
+            )
+            assert answer.status == 200 and answer.body["seq"] == 2, answer.body
     finally:
         relay.cut()
-        stop(processes)
-        drop_database(name)
         if log.exists():
             print(log.read_text(errors="replace")[-3000:])

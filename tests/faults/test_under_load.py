@@ -47,9 +47,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 from websockets.typing import Origin
 
+from deploy.client import Client
 from deploy.stack import Stack
 from tests.conftest import requires_postgres, requires_redis
-from tests.realtime.test_two_daphnes import Browser
+from tests.realtime.test_two_daphnes import sign_up
 
 pytestmark = [requires_postgres, requires_redis]
 
@@ -80,7 +81,7 @@ class Player:
     """One player: a cookie jar, a practice game, its socket and what was acked."""
 
     number: int
-    browser: Browser
+    browser: Client
     home: int  # index of the daphne it plays on
     attempt_id: int
     game: dict[str, Any]
@@ -113,7 +114,7 @@ class Watcher:
     """A spectator of one player's game on the other daphne, keeping the highest
     ``v`` (websocket.md, Versions) and healing a gap with a snapshot."""
 
-    browser: Browser
+    browser: Client
     target: Player
     daphne: int
     ws: ClientConnection | None = None
@@ -147,17 +148,17 @@ class Load:
         for n in range(PLAYERS):
             home = n % 2
             port = self.stack.ports[home]
-            browser = Browser(f"load{n}_{tag}").register(port)
+            browser = sign_up(f"load{n}_{tag}", port)
             variant = VARIANTS[n % len(VARIANTS)]
-            game = browser.expect(port, "POST", "/api/games/", {"random": variant}, status=201)
+            game = browser.expect("POST", "/api/games/", {"random": variant}, status=201)
             while not game["view"]["targets"] and variant.startswith("SH1"):
                 # A Seahaven deal with no move at all from the start (the 1-cell
                 # game has them): nothing to play, not even an undo. Deal again.
-                game = browser.expect(port, "POST", "/api/games/", {"random": variant}, status=201)
+                game = browser.expect("POST", "/api/games/", {"random": variant}, status=201)
             self.players.append(Player(n, browser, home, game["id"], game, random.Random(1000 + n)))
         for target in self.players[:WATCHED]:
             daphne = 1 - target.home
-            browser = Browser(f"watch{target.number}_{tag}").register(self.stack.ports[daphne])
+            browser = sign_up(f"watch{target.number}_{tag}", self.stack.ports[daphne])
             self.watchers.append(Watcher(browser, target, daphne))
 
     # --- sockets ------------------------------------------------------------------
@@ -318,7 +319,7 @@ class Load:
         assert watcher.ws is not None
         await watcher.ws.close()
 
-    async def connect_to(self, daphne: int, path: str, browser: Browser) -> ClientConnection:
+    async def connect_to(self, daphne: int, path: str, browser: Client) -> ClientConnection:
         port = self.stack.ports[daphne]
         return await connect(
             f"ws://127.0.0.1:{port}{path}",
@@ -392,7 +393,7 @@ class Load:
                 assert player.acks_after_fault >= AFTER, where
                 # The game read back (through either daphne) is the last ack's state.
                 port = self.stack.ports[player.number % 2]
-                now = player.browser.expect(port, "GET", f"/api/games/{player.attempt_id}/")
+                now = player.browser.at(port).expect("GET", f"/api/games/{player.attempt_id}/")
                 assert now["seq"] == seq and now["view"] == player.game["view"], where
 
     def check_watchers(self) -> None:
@@ -408,7 +409,7 @@ class Load:
         for player in self.players:
             port = self.stack.ports[player.number % 2]
             path = f"/api/games/{player.attempt_id}/resign/"
-            assert player.browser.expect(port, "POST", path)["status"] == "resigned"
+            assert player.browser.at(port).expect("POST", path)["status"] == "resigned"
         ids = [player.attempt_id for player in self.players]
         url = self.stack.database_url.replace("postgres://", "postgresql://", 1)
         deadline = time.monotonic() + 60

@@ -3,8 +3,9 @@
 The production shape (``games/websocket.md``: "any number of daphne processes:
 groups span them through Redis"), built for real: a fresh database
 ``patience_e2e_<random>`` migrated with ``manage.py migrate``, Redis db 13, and
-two daphnes A and B on free ports. Clients talk plain HTTP (cookies and the
-``X-CSRFToken`` header by hand) and real websockets (``websockets`` sync client).
+two daphnes A and B on free ports. Clients talk plain HTTP (``deploy/client.py``:
+cookies and the ``X-CSRFToken`` header) and real websockets (``websockets`` sync
+client).
 
 A player P plays a winnable Seahaven deal over A's game socket while a
 spectator S watches on B and a leaderboard subscriber listens on B. Half way, A
@@ -24,16 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import http.client
 import json
-import os
 import secrets
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.cookies import SimpleCookie
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +40,18 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
-from deploy.stack import admin_sql, free_port, migrate, start_daphne
+from deploy.client import Client
+from deploy.stack import (
+    create_database,
+    drop_database,
+    free_port,
+    kill,
+    migrate,
+    server_env,
+    start_daphne,
+    stop,
+    wait_until_up,
+)
 from games.engine import new_game
 from tests.conftest import requires_postgres, requires_redis
 from tests.engine.search import find_win
@@ -78,100 +86,32 @@ class Daphne:
 
     def wait_until_up(self) -> None:
         assert self.process is not None
-        limit = time.monotonic() + WAIT
-        while time.monotonic() < limit:
-            if self.process.poll() is not None:
-                raise AssertionError(
-                    f"daphne {self.name} exited ({self.process.returncode}):\n{self.tail()}"
-                )
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-                try:
-                    conn.request("GET", "/api/auth/me/")
-                    if conn.getresponse().status == 200:
-                        return
-                finally:
-                    conn.close()
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise AssertionError(f"daphne {self.name} did not answer within {WAIT} s:\n{self.tail()}")
+        wait_until_up(self.port, self.process, self.log, timeout=WAIT)
 
     def kill(self) -> None:
         assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=WAIT)
+        kill(self.process)
 
     def stop(self) -> None:
-        process = self.process
-        if process is None or process.poll() is not None:
-            return
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+        if self.process is not None:
+            stop([self.process])
 
 
 # --- HTTP --------------------------------------------------------------------------
 
 
-@dataclass
-class Browser:
-    """A player's cookie jar; each request is one short HTTP/1.1 connection to a
-    given daphne (a killed server leaves no stale keep-alive behind)."""
-
-    username: str
-    cookies: dict[str, str] = field(default_factory=dict)
-
-    def request(self, port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        headers = {"Accept": "application/json"}
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        payload = None
-        if method != "GET":
-            payload = json.dumps(body if body is not None else {}).encode()
-            headers["Content-Type"] = "application/json"
-            if "csrftoken" in self.cookies:
-                headers["X-CSRFToken"] = self.cookies["csrftoken"]
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
-        try:
-            conn.request(method, path, body=payload, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-            for header in response.headers.get_all("Set-Cookie") or []:
-                jar = SimpleCookie()
-                jar.load(header)
-                for name, morsel in jar.items():
-                    self.cookies[name] = morsel.value
-        finally:
-            conn.close()
-        return response.status, json.loads(raw) if raw else None
-
-    def expect(self, port: int, method: str, path: str, body: Any = None, status: int = 200) -> Any:
-        got, data = self.request(port, method, path, body)
-        assert got == status, f"{self.username}: {method} {path} on :{port} → {got}: {data}"
-        return data
-
-    def register(self, port: int) -> Browser:
-        self.expect(port, "GET", "/api/auth/me/")  # the csrftoken cookie
-        me = self.expect(
-            port,
-            "POST",
-            "/api/auth/register/",
-            {"username": self.username, "password": PASSWORD},
-            status=201,
-        )
-        assert me["authenticated"] is True and me["username"] == self.username
-        assert "sessionid" in self.cookies
-        return self
+def sign_up(username: str, port: int) -> Client:
+    """A player signed up on the daphne at ``port``; each of its requests is one
+    short HTTP/1.1 connection (a killed server leaves no stale keep-alive behind)."""
+    player = Client(port, timeout=WAIT, keep_alive=False)
+    player.sign_up(username, PASSWORD)
+    return player
 
 
 # --- websockets --------------------------------------------------------------------
 
 
-def open_socket(port: int, path: str, browser: Browser | None) -> ClientConnection:
+def open_socket(port: int, path: str, browser: Client | None) -> ClientConnection:
     headers = {}
     if browser is not None:
         headers["Cookie"] = f"sessionid={browser.cookies['sessionid']}"
@@ -292,7 +232,7 @@ def close_quietly(ws: ClientConnection | None) -> None:
             ws.close()
 
 
-def reconnect(port: int, path: str, browser: Browser) -> ClientConnection:
+def reconnect(port: int, path: str, browser: Client) -> ClientConnection:
     """Connect again, retrying until the restarted server takes it."""
     limit = time.monotonic() + WAIT
     while True:
@@ -313,24 +253,20 @@ def reconnect(port: int, path: str, browser: Browser) -> ClientConnection:
 def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
     """Daphnes A and B up on a fresh database and Redis db 13, dropped after."""
     db_name = f"patience_e2e_{secrets.token_hex(4)}"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db_name}",
-        "REDIS_URL": REDIS_URL,
-        "SECRET_KEY": secrets.token_hex(16),  # daily deals are keyed apart: never CODE
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "REGISTER_RATE": "1000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("DEBUG", None)
+    # Secrets of the servers' own: their daily deals are keyed apart, never CODE.
+    env = server_env(
+        f"postgres://postgres@127.0.0.1:5432/{db_name}",
+        REDIS_URL,
+        REGISTER_RATE="1000/min",
+        LOG_LEVEL="WARNING",
+    )
     store = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
     a = Daphne("A", free_port(), env, tmp_path / "daphne-a.log")
     b = Daphne("B", free_port(), env, tmp_path / "daphne-b.log")
     created = False
     try:
         store.flushdb()
-        admin_sql(f"CREATE DATABASE {db_name}")
+        create_database(db_name)
         created = True
         migrate(env)
         a.start()
@@ -342,8 +278,7 @@ def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
         a.stop()
         b.stop()
         if created:
-            # FORCE (PostgreSQL 13+) ends connections the killed daphne left open.
-            admin_sql(f"DROP DATABASE IF EXISTS {db_name} WITH (FORCE)")
+            drop_database(db_name)  # FORCE: ends connections the killed daphne left open
         store.flushdb()
         store.close()
 
@@ -360,10 +295,10 @@ def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
         try:
             # 2. P on A starts a practice game; S and T sign up on B.
             tag = secrets.token_hex(3)
-            p = Browser(f"p_{tag}").register(a.port)
-            s = Browser(f"s_{tag}").register(b.port)
-            t = Browser(f"t_{tag}").register(b.port)
-            game = p.expect(a.port, "POST", "/api/games/", {"code": CODE}, status=201)
+            p = sign_up(f"p_{tag}", a.port)
+            s = sign_up(f"s_{tag}", b.port)
+            t = sign_up(f"t_{tag}", b.port)
+            game = p.expect("POST", "/api/games/", {"code": CODE}, status=201)
             game_id = game["id"]
             assert game["status"] == "playing" and game["seq"] == 0 and game["ranked"] is False
             game_path = f"/ws/games/{game_id}/"
@@ -438,10 +373,10 @@ def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
             assert last["game"]["status"] == "won" and last["game"]["score"] == 520, last["game"]
 
             # 6. Read back through B: won, the replay is exactly the line, once.
-            final = p.expect(b.port, "GET", f"/api/games/{game_id}/")
+            final = p.at(b.port).expect("GET", f"/api/games/{game_id}/")
             assert final["status"] == "won" and final["won"] is True
             assert final["score"] == 520 and final["seq"] == len(winning)
-            replay = p.expect(b.port, "GET", f"/api/games/{game_id}/replay/")
+            replay = p.at(b.port).expect("GET", f"/api/games/{game_id}/replay/")
             assert replay["actions"] == winning
             assert len(replay["log"]) == len(winning) and replay["log"][-1]["score"] == 520
             # S: versions strictly increasing, every one of 1..N seen (or healed by a snapshot).
@@ -460,9 +395,9 @@ def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
 
             # 7. T's ranked daily: started on B, resigned through the restarted A; the
             # subscriber on B hears of it (A → Redis → B).
-            daily = t.expect(b.port, "POST", "/api/games/", {"daily": VARIANT}, status=201)
+            daily = t.at(b.port).expect("POST", "/api/games/", {"daily": VARIANT}, status=201)
             assert daily["ranked"] is True and daily["daily"] == today
-            resigned = t.expect(a.port, "POST", f"/api/games/{daily['id']}/resign/")
+            resigned = t.at(a.port).expect("POST", f"/api/games/{daily['id']}/resign/")
             assert resigned["status"] == "resigned"
             for message in messages(board_ws, f"leaderboard rows for {t.username}"):
                 assert message["type"] == "rows", message
@@ -494,8 +429,8 @@ def test_a_game_played_through_both_daphnes_in_turn_is_never_served_stale(
     sockets: list[ClientConnection] = []
     with two_daphnes(tmp_path) as (a, b):
         try:
-            p = Browser(f"p_{secrets.token_hex(3)}").register(a.port)
-            game_id = p.expect(a.port, "POST", "/api/games/", {"code": CODE}, status=201)["id"]
+            p = sign_up(f"p_{secrets.token_hex(3)}", a.port)
+            game_id = p.expect("POST", "/api/games/", {"code": CODE}, status=201)["id"]
             players = []
             for daphne in (a, b):
                 sockets.append(open_socket(daphne.port, f"/ws/games/{game_id}/", p))
@@ -510,7 +445,7 @@ def test_a_game_played_through_both_daphnes_in_turn_is_never_served_stale(
             assert ack["game"]["status"] == "won"
             # Read back through each process: the stored game, not a cached one.
             for daphne in (a, b):
-                assert p.expect(daphne.port, "GET", f"/api/games/{game_id}/")["seq"] == len(line)
+                assert p.at(daphne.port).expect("GET", f"/api/games/{game_id}/")["seq"] == len(line)
         finally:
             for ws in sockets:
                 close_quietly(ws)
