@@ -17,7 +17,7 @@ import { Socket } from "./socket.js";
 const WATCHDOG_MS = 6000;
 const QUEUE_MAX = 4;
 
-/** A game over stays over (websocket.md). */
+/** Won, resigned or abandoned: a game over stays over (websocket.md). */
 export const over = (game) => game.status !== "playing";
 
 export class GameFeed {
@@ -31,7 +31,8 @@ export class GameFeed {
   constructor(id, callbacks = {}) {
     const noop = () => {};
     this.id = id;
-    this.on = { onGame: noop, onSettled: noop, onIdle: noop, onRefused: noop, onWaiting: noop, onError: noop, ...callbacks };
+    const on = { onGame: noop, onSettled: noop, onIdle: noop, onRefused: noop, onWaiting: noop, onError: noop };
+    this.on = { ...on, ...callbacks };
     this.game = null;
     this.v = -1;
     this.pending = null; // {seq, action, info}: sent, not yet answered
