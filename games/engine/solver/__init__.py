@@ -1,13 +1,13 @@
 """Solvers for both games: pure Python, no Django, used by the daily-deal job,
 the replay checks and the Seahaven dead-end proof (issue 5).
 
-    >>> from games.engine import new_game
-    >>> from games.engine.solver import solve
+    >>> from games.engine import new_game, solve
     >>> result = solve(new_game("SH1-C4-AAAAAJ2"))
     >>> result.outcome, len(result.line)
 
-``solve`` searches from the game's *current* position (a fresh deal or a game in
-progress) with full knowledge of every card, so it is for the server only: a
+``solve`` (``registry.py``: each game's declaration names its solver) searches
+from the game's *current* position (a fresh deal or a game in progress) with
+full knowledge of every card, so it is for the server only: a
 player must never see its line, nor learn more from it than what the rules
 allow (RULES.md C10, the dead end).
 
@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ..actions import Move, Stock
-from ..base import Game
 
 
 class Outcome(StrEnum):
@@ -59,16 +58,4 @@ class Budget:
         return self.seconds is not None and time.perf_counter() - self.started > self.seconds
 
 
-def solve(game: Game, *, nodes: int = 200_000, seconds: float | None = None) -> Solution:
-    """Search ``game``'s current position for a win within the budget."""
-    budget = Budget(nodes=nodes, seconds=seconds)
-    if game.code.game == "SH1":
-        from .seahaven import solve_seahaven
-
-        return solve_seahaven(game, budget)
-    from .easy_harp import solve_easy_harp
-
-    return solve_easy_harp(game, budget)
-
-
-__all__ = ["Budget", "Outcome", "Solution", "solve"]
+__all__ = ["Budget", "Outcome", "Solution"]
