@@ -17,10 +17,10 @@ AA = 4.5
 
 SAVED = "() => document.getElementById('settings-status').textContent === 'Saved.'"
 PAGE_BACKGROUND = "() => getComputedStyle(document.documentElement).backgroundColor"
-LIGHT_BG = "rgb(244, 245, 247)"  # app.css --bg
+LIGHT_BG = "rgb(244, 245, 247)"  # base.css --bg
 DARK_BG = "rgb(15, 20, 27)"  # theme.css --bg, dark
 
-# The colour variables of both themes (app.css and theme.css).
+# The colour variables of both themes (base.css and theme.css).
 VARIABLES = [
     "--bg", "--panel", "--ink", "--muted", "--line", "--accent", "--accent-ink", "--danger",
     "--success", "--header", "--felt", "--felt-dark", "--felt-light", "--field-bg",
@@ -298,7 +298,7 @@ def test_four_colours_reduced_motion_and_contrast_in_both_themes(new_page, serve
 
     assert felt["light"] != felt["dark"], felt  # the felt is darker too
 
-    # Reduced motion: the refusal shake (app.css) stops, chosen or from the system.
+    # Reduced motion: the refusal shake (cards.css) stops, chosen or from the system.
     shake = """() => { const el = document.createElement('div'); el.className = 'board refused';
         document.body.append(el); const name = getComputedStyle(el).animationName;
         el.remove(); return name; }"""

@@ -1,5 +1,5 @@
 // The appearance settings (theme, deck colours, motion) as attributes of <html>,
-// which theme.css and app.css read: data-theme="light"|"dark" (absent: follow
+// which theme.css and base.css read: data-theme="light"|"dark" (absent: follow
 // prefers-color-scheme), data-deck="four", data-motion="reduced".
 //
 // A classic script in <head>, not a module: it runs before the first paint, so a

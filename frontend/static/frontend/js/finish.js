@@ -12,7 +12,7 @@ import { gameKind } from "./hud.js";
 import { announce, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
 import { reducedMotion } from "./motion.js";
-import { Socket } from "./socket.js";
+import { followLeaderboard } from "./feed.js";
 
 const $ = (id) => document.getElementById(id);
 const CASCADE_PER_PILE = 6; // the top cards of each foundation fall
@@ -89,8 +89,7 @@ export class Finish {
     this.game = null;
     this.figures = {}; // par, rank, count, streak as last fetched
     this.celebrated = false;
-    this.socket = null;
-    this.refetch = null;
+    this.unfollow = null; // stops following the day's board
     const dialog = $("win");
     $("win-close").addEventListener("click", () => dialog.close());
     $("win-new").addEventListener("click", () => {
@@ -196,21 +195,16 @@ export class Finish {
    *  result's replay check ends): fetch the rank and streak again. */
   follow() {
     const game = this.game;
-    if (this.socket || !(game.ranked && game.daily)) return;
-    this.socket = new Socket(`/ws/leaderboard/${game.daily}/${game.variant}/`, {
-      onMessage: (msg) => {
-        if (msg.type !== "rows" && msg.type !== "removed") return;
-        clearTimeout(this.refetch);
-        this.refetch = setTimeout(() => this.load(), 300); // a burst of finishes: one fetch
-      },
+    if (this.unfollow || !(game.ranked && game.daily)) return;
+    this.unfollow = followLeaderboard(game.daily, game.variant, {
+      onChange: () => this.load(),
+      delay: 300, // a burst of finishes: one fetch
     });
-    this.socket.connect();
   }
 
   closed() {
-    this.socket?.close();
-    this.socket = null;
-    clearTimeout(this.refetch);
+    this.unfollow?.();
+    this.unfollow = null;
     // The hash asked for the card; once closed a reload shows the board.
     if (location.hash === "#result") history.replaceState(null, "", location.pathname + location.search);
   }

@@ -4,14 +4,14 @@
 
 import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { get } from "./api.js";
-import { showConnection, Socket } from "./socket.js";
+import { followLeaderboard } from "./feed.js";
+import { showConnection } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("leaderboard");
 const { date, variant } = root.dataset;
 let page = Number(new URLSearchParams(location.search).get("page")) || 1;
 let pages = 1;
-let refetch = null;
 
 // Why the replays are closed is the server's sentence (`replays_closed_reason`);
 // the ones it is known to send are shown in the player's language, any other as sent.
@@ -94,14 +94,10 @@ $("lb-date").addEventListener("change", (e) => {
   if (/^\d{4}-\d{2}-\d{2}$/.test(e.target.value)) location.href = `/leaderboard/${e.target.value}/${variant}/`;
 });
 
-const socket = new Socket(`/ws/leaderboard/${date}/${variant}/`, {
-  onMessage(msg) {
-    if (msg.type !== "rows" && msg.type !== "removed") return;
-    clearTimeout(refetch);
-    refetch = setTimeout(load, 250); // a burst of finishes: one fetch
-  },
+followLeaderboard(date, variant, {
+  onChange: load,
+  delay: 250, // a burst of finishes: one fetch
   onOpen: load, // anything missed while the socket was down
   onStatus: (s) => showConnection($("connection"), s),
 });
-socket.connect();
 document.querySelector('.tab[aria-current="page"]')?.scrollIntoView({ inline: "center", block: "nearest" });

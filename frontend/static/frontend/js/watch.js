@@ -1,50 +1,40 @@
-// Watching someone's game: a read-only board fed by `/ws/games/{id}/` (spectators
-// get `snapshot` and `state` messages and cannot act).
+// Watching someone's game: a read-only board fed by `/ws/games/{id}/` through the
+// game's feed (feed.js; spectators get `snapshot` and `state` messages and cannot act).
 
 import { announce, fmt } from "./i18n.js";
 import { Board } from "./board.js";
+import { GameFeed } from "./feed.js";
 import { Hud, showClosed, showNotice } from "./hud.js";
-import { showConnection, Socket } from "./socket.js";
+import { showConnection } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 const id = Number($("watch").dataset.attempt);
 const hud = new Hud();
 const board = new Board($("board"), { interactive: false });
-let game = null;
-let v = -1;
 let refusal = null; // the error frame the server sends before closing with 4403
 
-function accept(next, version) {
-  const done = (g) => g.status !== "playing";
-  if (game && (version < v || (version === v && done(game) && !done(next)))) return;
-  const moved = game && version > v;
-  game = next;
-  v = version;
+/** Each game the feed accepts (its version rules decide which). */
+function accept(game, { moved }) {
+  const done = game.status !== "playing";
   hud.show(game);
   board.setView(game.view);
   const player = $("watch-player");
   player.textContent = game.player;
   player.href = `/players/${encodeURIComponent(game.player)}/`;
   const replay = $("replay-link");
-  replay.hidden = !done(game);
+  replay.hidden = !done;
   replay.href = `/replay/${game.id}/`;
   if (game.status === "won") showNotice(fmt(gettext("%(player)s won this game."), { player: game.player }), "success");
-  else if (done(game)) showNotice(gettext("This game is over."), "info");
+  else if (done) showNotice(gettext("This game is over."), "info");
   else if (game.unwinnable) showNotice(gettext("This position can no longer be won."), "warning");
   else if (game.view.dead_end) showNotice(gettext("No move left: undo or start again."), "warning");
   else showNotice("");
   if (moved) announce(fmt(gettext("Move %(n)s. Score %(score)s."), { n: game.moves, score: game.score }));
 }
 
-const socket = new Socket(`/ws/games/${id}/`, {
-  onMessage(msg) {
-    if (msg.type === "error") refusal = msg.error || null;
-    else if (msg.type === "snapshot") accept(msg.game, msg.v);
-    else if (msg.type === "state") {
-      if (game && msg.v > v + 1) socket.send({ type: "snapshot" }); // an event was lost
-      accept(msg.game, msg.v);
-    }
-  },
+const feed = new GameFeed(id, {
+  onGame: accept,
+  onError: (error) => (refusal = error),
   onStatus: (s) => showConnection($("connection"), s),
   onFatal(code) {
     if (code === 4401) location.href = `/login/?next=${encodeURIComponent(location.pathname)}`;
@@ -56,4 +46,4 @@ const socket = new Socket(`/ws/games/${id}/`, {
     else showNotice(gettext("There is no such game."), "error");
   },
 });
-socket.connect();
+feed.connect();
