@@ -29,7 +29,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import ALL_VARIANTS, MAX_DEAL, Game, GameCode, Move, new_game
+from games.engine import ALL_VARIANTS, MAX_DEAL, Game, GameCode, Move, Suit, new_game
+from games.engine.easy_harp import EasyHarp
+from games.engine.seahaven import Seahaven
 from games.engine.solver import easy_harp as eh
 from games.engine.solver import seahaven as sh
 
@@ -53,6 +55,13 @@ def played(variant: str, data: st.DataObject) -> Game:
             break
         game.apply(data.draw(st.sampled_from(moves)))
     return game
+
+
+def test_the_solvers_foundation_spots_are_the_engines():
+    """Both solvers number a card ``suit * 13 + rank - 1`` and find its spot by its suit:
+    Seahaven's spot ``s`` and Easy Harp's spots ``s`` and ``s + 4`` hold suit ``s`` (C7)."""
+    assert Seahaven.foundation_suits == tuple(Suit)
+    assert EasyHarp.foundation_suits == tuple(Suit) * 2
 
 
 # --- Seahaven Towers -------------------------------------------------------------------

@@ -58,7 +58,7 @@ from ..cards import CARDS, Suit
 from ..cards import KING as KING_RANK
 from ..easy_harp import EasyHarp
 from ..errors import EngineError
-from . import Budget, Outcome, Solution
+from .result import Budget, Outcome, Solution
 
 KING = KING_RANK - 1
 """``rank - 1`` of a king."""

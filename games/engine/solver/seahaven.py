@@ -130,7 +130,7 @@ from ..actions import Move
 from ..base import Game
 from ..cards import KING as KING_RANK
 from ..seahaven import Seahaven
-from . import Budget, Outcome, Solution
+from .result import Budget, Outcome, Solution
 
 KING = KING_RANK - 1
 """``rank - 1`` of a king."""
