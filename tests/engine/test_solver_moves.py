@@ -2,8 +2,8 @@
 
 For speed the solvers search a compact copy of the position (card numbers in ``bytes``)
 and generate their moves on it, so their move generation is pinned here to the engine's
-``Game.legal_moves`` on random positions of every variant: random deals, then a random
-number of random legal moves played by the engine.
+``Game.legal_moves`` on random positions of every variant: random deals after a random
+number of random legal moves played by the engine, and positions along a winning line.
 
 The solvers do not make every legal move: each prunes moves that never help, and the
 pruning is stated once, on the engine's position, by ``searched(game, move)`` beside the
@@ -26,14 +26,18 @@ engine's actions, are all legal, and the engine's position after them is the chi
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import ALL_VARIANTS, MAX_DEAL, Game, GameCode, Move, Suit, new_game
+from games.engine import ALL_VARIANTS, MAX_DEAL, Game, GameCode, Move, Stock, Suit, new_game
 from games.engine.easy_harp import EasyHarp
 from games.engine.seahaven import Seahaven
 from games.engine.solver import easy_harp as eh
 from games.engine.solver import seahaven as sh
+
+from .search import find_win
 
 SEAHAVEN = [v for v in ALL_VARIANTS if v.startswith("SH1-")]
 EASY_HARP = [v for v in ALL_VARIANTS if v.startswith("EH1-")]
@@ -45,11 +49,35 @@ SETTINGS = settings(
 )
 
 
-def played(variant: str, data: st.DataObject) -> Game:
-    """A random deal of ``variant`` after a random number of random legal moves."""
+WINNABLE = {"EH1-N": 24, "SH1-C4": 4, "SH1-C2": 12, "SH1-C1": 625}
+"""A winnable deal per variant (as in ``test_won_games.py``): random play seldom empties a
+column or builds a long run, a winning line does."""
+
+
+@functools.cache
+def winning_line(variant: str) -> tuple[GameCode, tuple[Move | Stock, ...]]:
     game_name, letter = variant.split("-")
-    game = new_game(GameCode(game_name, letter, data.draw(st.integers(1, MAX_DEAL))))
-    for _ in range(data.draw(st.integers(0, 150), label="moves")):
+    code = GameCode(game_name, letter, WINNABLE[variant])
+    line = find_win(str(code))
+    assert line is not None, code
+    return code, tuple(line)
+
+
+def played(variant: str, data: st.DataObject) -> Game:
+    """A position of ``variant``: a random deal after a random number of random legal moves,
+    or, half the time, a winnable deal after a random part of a winning line and a few
+    random legal moves."""
+    if data.draw(st.booleans(), label="along a win"):
+        code, line = winning_line(variant)
+        game = new_game(code)
+        for action in line[: data.draw(st.integers(0, len(line)), label="line")]:
+            game.apply(action)
+        extra = data.draw(st.integers(0, 10), label="moves")
+    else:
+        game_name, letter = variant.split("-")
+        game = new_game(GameCode(game_name, letter, data.draw(st.integers(1, MAX_DEAL))))
+        extra = data.draw(st.integers(0, 150), label="moves")
+    for _ in range(extra):
         moves = list(game.legal_moves)
         if not moves:
             break
