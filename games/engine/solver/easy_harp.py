@@ -28,6 +28,11 @@ takes a card back from a foundation, for one, which the app allows (A, "Taking b
 from a foundation"). An exhausted search therefore proves nothing and the solver
 answers ``UNKNOWN``, never ``UNWINNABLE``.
 
+:func:`searched` states the pruning of the moves from a column once, on the engine's
+position; ``tests/engine/test_solver_moves.py`` checks on random positions that the
+search makes exactly those of the engine's legal moves, and that every child, its stock
+taps included, is the engine's position after the same actions.
+
 A search that goes wrong on a deal goes wrong early and stays lost however long it
 runs, while most deals fall in a few hundred positions; so several searches with
 differently weighted costs (:data:`PORTFOLIO`) take turns, each with a node cap that

@@ -47,6 +47,11 @@ Only one empty column and one free cell are ever used as a target: the others
 are equivalent (the real line names the leftmost, C8). A card never goes from
 one cell to another (nothing changes, C10/C14).
 
+:func:`searched` states this pruning once, on the engine's position, and
+``tests/engine/test_solver_moves.py`` checks on random positions that the search
+makes exactly the engine's legal moves it keeps, and that each child is the
+engine's position after the same moves.
+
 And moves made at once, inside the search only, each emitted into the line as an
 explicit engine move (``Move(src, "fN")``, ``Move("cK", "tJ")``) so the engine
 replays exactly what the search did:
