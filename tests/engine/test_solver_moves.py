@@ -85,11 +85,14 @@ def played(variant: str, data: st.DataObject) -> Game:
     return game
 
 
-def test_the_solvers_foundation_spots_are_the_engines():
+def test_the_solvers_sizes_and_foundation_spots_are_the_engines():
     """Both solvers number a card ``suit * 13 + rank - 1`` and find its spot by its suit:
     Seahaven's spot ``s`` and Easy Harp's spots ``s`` and ``s + 4`` hold suit ``s`` (C7)."""
     assert Seahaven.foundation_suits == tuple(Suit)
     assert EasyHarp.foundation_suits == tuple(Suit) * 2
+    assert Seahaven.n_cards == sh.N_CARDS
+    assert EasyHarp.n_cards == eh.N_CARDS
+    assert EasyHarp.n_columns == eh.N_COLUMNS
 
 
 # --- Seahaven Towers -------------------------------------------------------------------

@@ -61,14 +61,15 @@ from ..actions import Move, Stock
 from ..base import Game
 from ..cards import CARDS, Suit
 from ..cards import KING as KING_RANK
-from ..easy_harp import EasyHarp
 from ..errors import EngineError
-from .result import Budget, Outcome, Solution
+from . import Budget, Outcome, Solution
 
 KING = KING_RANK - 1
 """``rank - 1`` of a king."""
-N_CARDS = EasyHarp.n_cards
-N_COLUMNS = EasyHarp.n_columns
+N_CARDS = len(CARDS)
+"""Both decks. This and the columns are ``EasyHarp``'s (which imports this module for its
+declaration, so it cannot be imported here); ``tests/engine/test_solver_moves.py`` checks."""
+N_COLUMNS = 9
 WASTE = N_COLUMNS
 """Piles in a :data:`Step`: columns 0–8, the waste 9, foundation spot ``f`` (0–7) ``SPOT + f``."""
 SPOT = WASTE + 1

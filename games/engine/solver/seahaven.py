@@ -134,12 +134,13 @@ import time
 from ..actions import Move
 from ..base import Game
 from ..cards import KING as KING_RANK
-from ..seahaven import Seahaven
-from .result import Budget, Outcome, Solution
+from ..cards import RANK_CHARS, Suit
+from . import Budget, Outcome, Solution
 
 KING = KING_RANK - 1
 """``rank - 1`` of a king."""
-N_CARDS = Seahaven.n_cards
+N_CARDS = len(Suit) * len(RANK_CHARS)
+"""One deck (``Seahaven.n_cards``: ``tests/engine/test_solver_moves.py`` checks)."""
 
 CELL = -1
 """Step targets besides a card (a step onto a card names the card): a free cell,"""
