@@ -11,9 +11,13 @@ full knowledge of every card, so it is for the server only: a
 player must never see its line, nor learn more from it than what the rules
 allow (RULES.md C10, the dead end).
 
-The searches keep their own compact copy of the rules for speed; every line
-they return is a list of the engine's own resolved actions and replays to a win
-through :meth:`Game.apply` (the tests check it on hundreds of deals).
+For speed the searches generate their moves on a compact copy of the position,
+not through :class:`Game`; what they leave out is stated once, on the engine's
+position, by each module's ``searched``, and ``tests/engine/test_solver_moves.py``
+pins their moves to the engine's legal moves on random positions of every
+variant. Every line they return is a list of the engine's own resolved actions
+and replays to a win through :meth:`Game.apply` (the tests check it on hundreds
+of deals).
 """
 
 from __future__ import annotations

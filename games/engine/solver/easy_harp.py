@@ -28,6 +28,11 @@ takes a card back from a foundation, for one, which the app allows (A, "Taking b
 from a foundation"). An exhausted search therefore proves nothing and the solver
 answers ``UNKNOWN``, never ``UNWINNABLE``.
 
+:func:`searched` states the pruning of the moves from a column once, on the engine's
+position; ``tests/engine/test_solver_moves.py`` checks on random positions that the
+search makes exactly those of the engine's legal moves, and that every child, its stock
+taps included, is the engine's position after the same actions.
+
 A search that goes wrong on a deal goes wrong early and stays lost however long it
 runs, while most deals fall in a few hundred positions; so several searches with
 differently weighted costs (:data:`PORTFOLIO`) take turns, each with a node cap that
@@ -54,25 +59,29 @@ from typing import NamedTuple, TypeAlias
 
 from ..actions import Move, Stock
 from ..base import Game
+from ..cards import CARDS, Suit
+from ..cards import KING as KING_RANK
 from ..errors import EngineError
 from . import Budget, Outcome, Solution
 
-KING = 12
+KING = KING_RANK - 1
 """``rank - 1`` of a king."""
-N_CARDS = 104
+N_CARDS = len(CARDS)
+"""Both decks. This and the columns are ``EasyHarp``'s (which imports this module for its
+declaration, so it cannot be imported here); ``tests/engine/test_solver_moves.py`` checks."""
 N_COLUMNS = 9
-WASTE = 9
+WASTE = N_COLUMNS
 """Piles in a :data:`Step`: columns 0–8, the waste 9, foundation spot ``f`` (0–7) ``SPOT + f``."""
-SPOT = 10
+SPOT = WASTE + 1
 HOME = SPOT
 """The target of an :data:`Op` going to a foundation (the spot is chosen on replay)."""
 
-RANK = [v % 13 for v in range(52)]
-SUIT = [v // 13 for v in range(52)]
-RED = [v // 13 in (1, 2) for v in range(52)]
-OTHER_SUITS = [(0, 3) if RED[v] else (1, 2) for v in range(52)]
+RANK = [c.rank - 1 for c in CARDS[:52]]
+SUIT = [int(c.suit) for c in CARDS[:52]]
+RED = [c.red for c in CARDS[:52]]
+OTHER_SUITS = [tuple(int(s) for s in Suit if s.red is not c.red) for c in CARDS[:52]]
 """The suits of the other colour. Foundation spots ``s`` and ``s + 4`` hold suit ``s``:
-f1–f8 are ♠ ♥ ♦ ♣ ♠ ♥ ♦ ♣ (C7)."""
+f1–f8 are ♠ ♥ ♦ ♣ ♠ ♥ ♦ ♣ (C7, ``EasyHarp.foundation_suits``)."""
 
 Step = tuple[int, int, int, int]
 """``(taps, source, target, count)``: tap the stock ``taps`` times, then make the move."""
@@ -538,6 +547,36 @@ class _Search:
                 tie -= 1  # among equals, the newest first: it goes deeper
                 heapq.heappush(heap, (self.cost(child) + lam * g, tie, child, (steps, link), g))
         return None, expanded, True
+
+
+def searched(game: Game, move: Move) -> bool:
+    """Whether the search plays ``move``, a legal engine move from a column, as a move of
+    its own from ``game``'s position, without stock taps before it: the pruning of
+    :meth:`_Search.children` stated on the engine's position.
+
+    ``tests/engine/test_solver_moves.py`` checks that the children's first steps from a
+    column are exactly the legal moves this accepts. Left out: a second foundation spot
+    that also takes the card (the first one is used, C7), a second empty column (all are
+    alike), a whole column into an empty one (nothing changes), a king onto a card (never
+    legal), and a move between columns that uncovers nothing (see ``children``). The
+    moves from the stock and the waste are the search's own compounds ("tap until card X
+    shows, then play it") and are checked by replaying them through the engine.
+    """
+    src, dst, n = move.source, move.target, move.count
+    if src[0] != "t":
+        return False
+    pile = game.piles[src]
+    if dst[0] == "f":
+        return dst == game.foundation_for(pile[-1])
+    if not game.piles[dst]:
+        return dst == next(t for t in game.columns if not game.piles[t]) and n < len(pile)
+    run = game.run_length(src)
+    return bool(
+        game.down[src]
+        or run < len(pile)
+        or (len(pile) == 1 and pile[-1].rank != KING_RANK)
+        or (len(pile) > 1 and game.foundation_for(pile[-2]) is not None)
+    )
 
 
 # --- making the line shorter -------------------------------------------------------------

@@ -47,6 +47,11 @@ Only one empty column and one free cell are ever used as a target: the others
 are equivalent (the real line names the leftmost, C8). A card never goes from
 one cell to another (nothing changes, C10/C14).
 
+:func:`searched` states this pruning once, on the engine's position, and
+``tests/engine/test_solver_moves.py`` checks on random positions that the search
+makes exactly the engine's legal moves it keeps, and that each child is the
+engine's position after the same moves.
+
 And moves made at once, inside the search only, each emitted into the line as an
 explicit engine move (``Move(src, "fN")``, ``Move("cK", "tJ")``) so the engine
 replays exactly what the search did:
@@ -128,11 +133,14 @@ import time
 
 from ..actions import Move
 from ..base import Game
+from ..cards import KING as KING_RANK
+from ..cards import RANK_CHARS, Suit
 from . import Budget, Outcome, Solution
 
-KING = 12
+KING = KING_RANK - 1
 """``rank - 1`` of a king."""
-N_CARDS = 52
+N_CARDS = len(Suit) * len(RANK_CHARS)
+"""One deck (``Seahaven.n_cards``: ``tests/engine/test_solver_moves.py`` checks)."""
 
 CELL = -1
 """Step targets besides a card (a step onto a card names the card): a free cell,"""
@@ -171,9 +179,7 @@ def solve_seahaven(game: Game, budget: Budget) -> Solution:
     """Search ``game``'s current position for a win (see the module docstring)."""
     started = time.perf_counter()
     n_cells = len(game.cells)
-    cols = [bytes(c.id % N_CARDS for c in game.piles[t]) for t in game.columns]
-    cells = [game.piles[c][-1].id % N_CARDS for c in game.cells if game.piles[c]]
-    found = [len(game.piles[f]) for f in game.foundations]
+    cols, cells, found = position_of(game)
     start_cols, start_cells, start_found = list(cols), list(cells), list(found)
 
     def finish(outcome: Outcome, steps: list[Step], nodes: int) -> Solution:
@@ -220,6 +226,15 @@ def solve_seahaven(game: Game, budget: Budget) -> Solution:
             if path:
                 path.pop()
     return finish(Outcome.UNWINNABLE, [], expanded)
+
+
+def position_of(game: Game) -> tuple[list[bytes], list[int], list[int]]:
+    """The game's position as the search reads it: each column's cards (bottom to top) and
+    the cells' cards as card numbers, in the engine's pile order, and the foundation heights."""
+    cols = [bytes(c.id % N_CARDS for c in game.piles[t]) for t in game.columns]
+    cells = [game.piles[c][-1].id % N_CARDS for c in game.cells if game.piles[c]]
+    found = [len(game.piles[f]) for f in game.foundations]
+    return cols, cells, found
 
 
 # --- the search ----------------------------------------------------------------------
@@ -385,6 +400,36 @@ class _Search:
         return out
 
 
+def searched(game: Game, move: Move) -> bool:
+    """Whether the search's first step from ``game``'s position may be ``move``, a legal
+    engine move: the pruning of the module docstring stated on the engine's position.
+
+    :meth:`_Search.children` makes exactly the legal moves this accepts (up to which free
+    cell or empty column a move uses); ``tests/engine/test_solver_moves.py`` checks it.
+    Left out: take-backs (never needed), moves home and a cell's card onto its successor
+    (5 and 6: made at once), a card from cell to cell and a whole column into an empty one
+    (they change nothing), and parts of runs.
+    """
+    src, dst, n = move.source, move.target, move.count
+    if src[0] == "f" or dst[0] == "f":
+        return False
+    if src[0] == "c":
+        return dst[0] == "t" and not game.piles[dst]  # 4
+    pile = game.piles[src]
+    run = game.run_length(src)
+    head = pile[-run]
+    if dst[0] == "c":
+        # 3: the whole run into the cells (this is its first card), when it fits and its
+        # head's successor is not on top of a column.
+        tops = {game.piles[t][-1].id for t in game.columns if game.piles[t]}
+        return run <= len(game.cells) - sum(1 for c in game.cells if game.piles[c]) and (
+            head.rank == KING_RANK or head.id + 1 not in tops
+        )
+    if game.piles[dst]:
+        return n == run  # 1
+    return n == run < len(pile)  # 2
+
+
 # --- the line ------------------------------------------------------------------------
 
 
@@ -508,31 +553,36 @@ def _shorten(
     return steps
 
 
+def engine_move(board: Game, step: Step) -> Move:
+    """The engine's move for ``step`` in ``board``'s position: the source is wherever the
+    card is, a cell or empty column target the leftmost one (C8)."""
+    card, n, target = step
+    src = next(
+        p
+        for p in board.columns + board.cells
+        if len(board.piles[p]) >= n and board.piles[p][-n].id % N_CARDS == card
+    )
+    if target == HOME:
+        dst = board.foundations[card // 13]
+    elif target == CELL:
+        dst = next(c for c in board.cells if not board.piles[c])
+    elif target == EMPTY:
+        dst = next(t for t in board.columns if not board.piles[t])
+    else:
+        dst = next(
+            t for t in board.columns if board.piles[t] and board.piles[t][-1].id % N_CARDS == target
+        )
+    return Move(src, dst, n)
+
+
 def _concrete(game: Game, steps: list[Step]) -> tuple[Move, ...]:
-    """Turn steps into the engine's resolved moves, played on a copy of ``game``: the
-    source is wherever the card is, a cell or empty column target the leftmost one (C8).
-    The engine checks every move; a refusal here would be a bug of this module, and raises."""
+    """Turn steps into the engine's resolved moves (:func:`engine_move`), played on a copy of
+    ``game``. The engine checks every move; a refusal here would be a bug of this module, and
+    raises."""
     board = game.copy()
     line: list[Move] = []
-    for card, n, target in steps:
-        src = next(
-            p
-            for p in board.columns + board.cells
-            if len(board.piles[p]) >= n and board.piles[p][-n].id % N_CARDS == card
-        )
-        if target == HOME:
-            dst = board.foundations[card // 13]
-        elif target == CELL:
-            dst = next(c for c in board.cells if not board.piles[c])
-        elif target == EMPTY:
-            dst = next(t for t in board.columns if not board.piles[t])
-        else:
-            dst = next(
-                t
-                for t in board.columns
-                if board.piles[t] and board.piles[t][-1].id % N_CARDS == target
-            )
-        move = board.apply(Move(src, dst, n))
+    for step in steps:
+        move = board.apply(engine_move(board, step))
         assert isinstance(move, Move)
         line.append(move)
     assert board.won, "the solver's line does not win"
