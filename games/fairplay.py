@@ -51,7 +51,7 @@ from config.api import RateThrottle
 from config.errors import ApiError
 from games.engine import EasyHarp, EngineError, Move, action_from_json, new_game
 
-from . import realtime
+from . import signals
 from .models import Attempt, Review, ReviewDecision
 
 log = logging.getLogger(__name__)
@@ -393,7 +393,7 @@ def attempt_disqualify(*, attempt_id: int, staff: User, reason: str) -> Review:
             staff.get_username(),
             reason,
         )
-        transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+        signals.announce_result_on_commit(attempt)
     return review
 
 
@@ -410,7 +410,7 @@ def review_clear(*, attempt_id: int, staff: User, reason: str = "") -> Review:
         if reinstated:
             Attempt.objects.filter(pk=attempt.pk).update(disqualified=False)
             attempt.disqualified = False
-            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+            signals.announce_result_on_commit(attempt)
         _decide(review, decision=Review.Decision.CLEARED, staff=staff, reason=reason)
         log.info(
             "attempt %s of %s cleared by %s%s%s",

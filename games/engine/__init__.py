@@ -10,7 +10,7 @@ for where the two games differ.
 """
 
 from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json, parse_action
-from .base import UNDO_LIMIT, Game, LegalMoves, Step
+from .base import Game, LegalMoves
 from .cards import CARDS, Card, Suit, parse_card
 from .codes import (
     ALL_VARIANTS,
@@ -27,6 +27,7 @@ from .codes import (
 )
 from .easy_harp import EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
+from .history import UNDO_LIMIT, Step
 from .registry import GAMES, game_class, load_game, new_game, replay
 from .seahaven import Seahaven
 

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from .actions import Stock
-from .base import Game, Step
+from .base import Game
 from .cards import KING, Card, Suit
+from .history import Step
 
 FACE_DOWN_POINTS = 5
 WASTE_TO_COLUMN_POINTS = 5

@@ -8,8 +8,9 @@ from .actions import Action, action_from_json
 from .base import Game
 from .codes import GameCode
 from .easy_harp import EasyHarp
-from .errors import EngineError, MalformedError
+from .errors import EngineError
 from .seahaven import Seahaven
+from .snapshot import saved_code
 
 GAMES: dict[str, type[Game]] = {EasyHarp.game: EasyHarp, Seahaven.game: Seahaven}
 
@@ -28,10 +29,9 @@ def new_game(code: GameCode | str) -> Game:
 
 
 def load_game(data: object) -> Game:
-    """Rebuild any game from :meth:`Game.to_json` output."""
-    if not isinstance(data, dict):
-        raise MalformedError("bad_state", "Not a saved game: expected a JSON object.")
-    return game_class(GameCode.parse(data.get("code"))).from_json(data)
+    """Rebuild any game from :meth:`Game.to_json` output: ``Game.from_json`` of
+    the class its code names."""
+    return game_class(saved_code(data)).from_json(data)
 
 
 def replay(code: GameCode | str, actions: Iterable[Action | dict[str, object]]) -> Game:
