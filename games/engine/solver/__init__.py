@@ -18,56 +18,17 @@ through :meth:`Game.apply` (the tests check it on hundreds of deals).
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from enum import StrEnum
-
-from ..actions import Move, Stock
 from ..base import Game
-
-
-class Outcome(StrEnum):
-    SOLVED = "solved"
-    """``line`` wins the game from the position searched."""
-    UNWINNABLE = "unwinnable"
-    """Every position reachable from here was searched: none is won."""
-    UNKNOWN = "unknown"
-    """The node or time budget ran out first."""
-
-
-@dataclass(frozen=True)
-class Solution:
-    outcome: Outcome
-    line: tuple[Move | Stock, ...] = ()
-    """The winning actions (empty unless solved), each as :meth:`Game.apply` returns it."""
-    nodes: int = 0
-    """Positions expanded."""
-    seconds: float = 0.0
-
-
-@dataclass
-class Budget:
-    """How much a search may spend: at most ``nodes`` positions and ``seconds`` of time."""
-
-    nodes: int = 200_000
-    seconds: float | None = None
-    started: float = field(default_factory=time.perf_counter)
-
-    def exhausted(self, expanded: int) -> bool:
-        if expanded >= self.nodes:
-            return True
-        return self.seconds is not None and time.perf_counter() - self.started > self.seconds
+from .easy_harp import solve_easy_harp
+from .outcome import Budget, Outcome, Solution
+from .seahaven import solve_seahaven
 
 
 def solve(game: Game, *, nodes: int = 200_000, seconds: float | None = None) -> Solution:
     """Search ``game``'s current position for a win within the budget."""
     budget = Budget(nodes=nodes, seconds=seconds)
     if game.code.game == "SH1":
-        from .seahaven import solve_seahaven
-
         return solve_seahaven(game, budget)
-    from .easy_harp import solve_easy_harp
-
     return solve_easy_harp(game, budget)
 
 
