@@ -49,7 +49,7 @@ from django.utils import timezone
 from accounts.models import User
 from config.api import RateThrottle
 from config.errors import ApiError
-from games.engine import EasyHarp, EngineError, Move, action_from_json, new_game
+from games.engine import EasyHarp, EngineError, Move, new_game
 
 from . import signals
 from .models import Attempt, Review, ReviewDecision
@@ -93,7 +93,7 @@ def _resolved(code: str, actions: Sequence[dict[str, Any]]) -> list[dict[str, An
     the engine refuses one)."""
     game = new_game(code)
     try:
-        return [game.apply(action_from_json(a, game.piles)).to_json() for a in actions]
+        return [game.apply(game.parse_action(a)).to_json() for a in actions]
     except (EngineError, ValueError):
         return None
 
@@ -114,7 +114,7 @@ def log_signals(
     replayed = True
     for data in actions:
         try:
-            resolved = game.apply(action_from_json(data, game.piles))
+            resolved = game.apply(game.parse_action(data))
         except (EngineError, ValueError):
             replayed = False  # a log the engine refuses: the replay check deals with it
             break

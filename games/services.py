@@ -27,7 +27,6 @@ from games.engine import (
     Game,
     GameCode,
     Seahaven,
-    action_from_json,
     load_game,
     new_game,
     parse_variant,
@@ -310,7 +309,7 @@ def attempt_apply_action(
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)
         game = _game_of(attempt)
         try:
-            parsed = action_from_json(action, game.piles)
+            parsed = game.parse_action(action)
             sent = parsed.to_json()
             if seq < attempt.seq:
                 done = Action.objects.filter(attempt=attempt, seq=seq).first()
@@ -403,7 +402,7 @@ def replay_problem(attempt: Attempt) -> str | None:
         if action.seq != index:
             return f"action {index} is missing"
         try:
-            resolved = game.apply(action_from_json(action.sent, game.piles))
+            resolved = game.apply(game.parse_action(action.sent))
         except EngineError as exc:
             return f"action {index} is refused by the engine ({exc.code})"
         if resolved.to_json() != action.action:

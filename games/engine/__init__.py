@@ -9,7 +9,7 @@ See ``base.py`` for the shared machinery and ``easy_harp.py``/``seahaven.py``
 for where the two games differ.
 """
 
-from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json, parse_action
+from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, parse_action
 from .base import Game, LegalMoves
 from .cards import CARDS, Card, Suit, parse_card
 from .codes import (
@@ -57,7 +57,6 @@ __all__ = [
     "Suit",
     "Tap",
     "Undo",
-    "action_from_json",
     "decode_deal",
     "decode_key",
     "encode_deal",

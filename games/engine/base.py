@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any, ClassVar, Self
 
-from .actions import FOUNDATION_AREA, Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json
+from .actions import FOUNDATION_AREA, Action, DoubleTap, Move, Stock, Tap, Undo
 from .cards import CARDS, KING, RANK_CHARS, Card, Suit
 from .codes import GameCode
 from .errors import IllegalActionError, MalformedError
@@ -298,6 +298,8 @@ class Game(ABC):
             if reason := self.stock_refusal():
                 raise self.refuse(reason)
             return action
+        if not isinstance(action, Undo):  # the five kinds of actions.py are all there is
+            raise TypeError(f"not an action: {action!r}")
         if not self.history:
             raise self.refuse("undo_limit" if self.depth else "no_undo")
         return action
@@ -368,7 +370,7 @@ class Game(ABC):
         return self.apply(self.parse_action(data))
 
     def parse_action(self, data: object) -> Action:
-        return action_from_json(data, self.piles)
+        return Action.from_json(data, self.piles)
 
     def play_move(self, move: Move) -> None:
         src, dst, n = move.source, move.target, move.count

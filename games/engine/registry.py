@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .actions import Action, action_from_json
+from .actions import Action
 from .base import Game
 from .codes import GameCode
 from .easy_harp import EasyHarp
@@ -43,7 +43,7 @@ def replay(code: GameCode | str, actions: Iterable[Action | dict[str, object]]) 
     game = new_game(code)
     for index, item in enumerate(actions):
         try:
-            game.apply(action_from_json(item, game.piles) if isinstance(item, dict) else item)
+            game.apply(game.parse_action(item) if isinstance(item, dict) else item)
         except EngineError as exc:
             exc.index = index
             raise

@@ -135,7 +135,7 @@ _STOCK = Stock()
 
 def _resolved(data: object, piles: dict[str, Any]) -> Move | Stock:
     """A recorded action: a move between two of the game's piles, or a stock tap.
-    (Stricter and faster than :func:`action_from_json`: a game holds up to 100.)"""
+    (Stricter and faster than :meth:`Action.from_json`: a game holds up to 100.)"""
     if type(data) is dict:
         if data.keys() == _MOVE_KEYS and data["type"] == "move":
             src, dst, n = data["from"], data["to"], data["count"]
