@@ -153,11 +153,10 @@ def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
     """Inside the transaction: build the ``state`` event — the attempt object as its
     player sees it, encoded once — and have it sent to the game's sockets on
     commit (never for a change rolled back), but not to ``origin``, the socket
-    whose message made the change (its answer carries the same object); the
-    day's leaderboard too when a ranked attempt ends. Queue on commit the replay check
-    of a finished attempt, or the dead-end proof of a Seahaven position worth
-    one (``games/signals.py``: the jobs listen). Returns the encoded attempt
-    object, for the answer."""
+    whose message made the change (its answer carries the same object). Announce
+    (``games/signals.py``) a ranked result for the day's leaderboard, and a
+    finished attempt or a Seahaven position worth a dead-end proof for the jobs
+    that check and prove them. Returns the encoded attempt object, for the answer."""
     game_text = realtime.encode(attempt_json(attempt, viewer=attempt.player, game=game))
     event = realtime.state_text(attempt.seq, game_text)
     group = realtime.game_group(attempt.pk)
