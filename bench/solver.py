@@ -41,9 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.measure import machine, percentile
 from games.daily_keys import candidate_codes
-from games.engine import EngineError, Game, GameCode, new_game
+from games.engine import EngineError, Game, GameCode, new_game, solve
 from games.engine.codes import MAX_DEAL
-from games.engine.solver import Outcome, Solution, solve
+from games.engine.solver import Outcome, Solution
 
 SEAHAVEN_VARIANTS = ("C4", "C2", "C1")
 SOLVED, UNWINNABLE, UNKNOWN = Outcome.SOLVED, Outcome.UNWINNABLE, Outcome.UNKNOWN

@@ -20,9 +20,12 @@ from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from leaderboard.selectors import player_get
 
+from .catalogue import games_catalogue
+
 
 def _page(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
-    return render(request, f"frontend/{template}", {"page": page, **context})
+    context = {"page": page, "games": games_catalogue(), **context}
+    return render(request, f"frontend/{template}", context)
 
 
 def _to_login(request: HttpRequest) -> HttpResponse:

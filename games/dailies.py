@@ -35,8 +35,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.engine import ALL_VARIANTS, GameCode, new_game, parse_variant
-from games.engine.solver import Outcome, solve
+from games.engine import ALL_VARIANTS, VARIANTS, Effort, GameCode, new_game, parse_variant, solve
+from games.engine.solver import Outcome
 
 from .daily_keys import candidate_codes
 from .models import DailyDeal, Deal
@@ -45,33 +45,6 @@ log = logging.getLogger(__name__)
 
 DAYS_AHEAD = 3
 """Today and the next two days are prepared."""
-
-
-@dataclass(frozen=True)
-class Effort:
-    """How hard the job tries for one day and variant."""
-
-    nodes: int
-    """Positions one candidate's search may expand."""
-    candidates: int
-    """Candidates tried before settling for the best unknown."""
-    seconds: float
-    """A safety stop for the whole variant should the solver be far slower than
-    measured (``bench/solver.py``); the node budgets, not this, decide normally."""
-
-
-EFFORT = {
-    # Most 4-cell deals are winnable; with 2 cells about 1 in 10 and with 1 cell
-    # about 1 in 50, so the hard variants settle many candidates (mostly by
-    # proving them unwinnable) before one is proven winnable.
-    # Node budgets from ``bench/solver.py``: the most any of 200 Seahaven deals
-    # needed was 63k positions (4 cells), 3k (2 cells), 1.5k (1 cell); Easy Harp
-    # deals are solved in a median of 3k positions, the slowest of 50 in 50k.
-    "SH1-C4": Effort(nodes=200_000, candidates=20, seconds=60),
-    "SH1-C2": Effort(nodes=100_000, candidates=200, seconds=60),
-    "SH1-C1": Effort(nodes=100_000, candidates=600, seconds=60),
-    "EH1-N": Effort(nodes=60_000, candidates=20, seconds=60),
-}
 
 
 def utc_today() -> dt.date:
@@ -127,7 +100,7 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
     wins, else the first one whose search ran out of budget (never one proven
     unwinnable while another is left), else the first candidate."""
     _, variant = _canonical(variant)
-    effort = effort or EFFORT[variant]
+    effort = effort or VARIANTS[variant][1].effort  # the game's declaration
     started = time.perf_counter()
     fallback: GameCode | None = None
     first: GameCode | None = None

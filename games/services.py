@@ -30,9 +30,10 @@ from games.engine import (
     load_game,
     new_game,
     parse_variant,
+    solve,
 )
 from games.engine.codes import MAX_DEAL
-from games.engine.solver import Outcome, solve
+from games.engine.solver import Outcome
 
 from . import realtime, signals
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today

@@ -5,15 +5,15 @@
     >>> game.apply(Move("t1", "c3")); game.view()["piles"]["c3"]
 
 Everything else in the project asks this package; nothing else knows a rule.
-See ``base.py`` for the shared machinery and ``easy_harp.py``/``seahaven.py``
-for where the two games differ.
+See ``base.py`` for the shared machinery, ``easy_harp.py``/``seahaven.py``
+for where the two games differ and each game's declaration (``spec.py``), and
+``registry.py`` for the list of games.
 """
 
 from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, parse_action
 from .base import Game, LegalMoves
 from .cards import CARDS, Card, Suit, parse_card
 from .codes import (
-    ALL_VARIANTS,
     DEAL_DIGITS,
     KEY_DIGITS,
     MAX_DEAL,
@@ -25,29 +25,47 @@ from .codes import (
     encode_key,
     parse_variant,
 )
-from .easy_harp import EasyHarp
+from .easy_harp import EASY_HARP, EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
 from .history import UNDO_LIMIT, Step
-from .registry import GAMES, game_class, load_game, new_game, replay
-from .seahaven import Seahaven
+from .registry import (
+    ALL_VARIANTS,
+    GAMES,
+    SPECS,
+    VARIANTS,
+    game_class,
+    load_game,
+    new_game,
+    replay,
+    solve,
+)
+from .seahaven import SEAHAVEN, Seahaven
+from .spec import Effort, GameSpec, Layout, VariantSpec
 
 __all__ = [
     "ALL_VARIANTS",
     "CARDS",
     "DEAL_DIGITS",
+    "EASY_HARP",
     "GAMES",
     "KEY_DIGITS",
     "MAX_DEAL",
     "MAX_KEY",
+    "SEAHAVEN",
+    "SPECS",
     "UNDO_LIMIT",
+    "VARIANTS",
     "Action",
     "Card",
     "DoubleTap",
     "EasyHarp",
+    "Effort",
     "EngineError",
     "Game",
     "GameCode",
+    "GameSpec",
     "IllegalActionError",
+    "Layout",
     "LegalMoves",
     "MalformedError",
     "Move",
@@ -57,6 +75,7 @@ __all__ = [
     "Suit",
     "Tap",
     "Undo",
+    "VariantSpec",
     "decode_deal",
     "decode_key",
     "encode_deal",
@@ -68,4 +87,5 @@ __all__ = [
     "parse_card",
     "parse_variant",
     "replay",
+    "solve",
 ]

@@ -33,11 +33,19 @@ MAX_KEY = (1 << 128) - 1
 _KEY_FIRST = ALPHABET[: 1 << (128 - 5 * (KEY_DIGITS - 1))]
 """``"ABCDEFGH"``: a key's first digit holds its top 3 bits under the two spare ones."""
 
-VARIANTS: dict[str, tuple[str, ...]] = {"EH1": ("N",), "SH1": ("C4", "C2", "C1")}
-"""Known games (name + rules version) and their variants."""
+_VARIANTS: dict[str, tuple[str, ...]] = {}
+"""Known games (name + rules version) and their variant letters, in order: filled
+by ``registry.py`` from each game's declaration (:func:`register_variants`)."""
 
-ALL_VARIANTS: tuple[str, ...] = tuple(f"{g}-{v}" for g, vs in VARIANTS.items() for v in vs)
-"""``("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")``: the variant ids the service ranks."""
+
+def register_variants(game: str, variants: tuple[str, ...]) -> None:
+    """Make codes of ``game`` with these variant letters valid (``registry.py``)."""
+    _VARIANTS[game] = variants
+
+
+def _variant_ids() -> str:
+    return ", ".join(f"{g}-{v}" for g, vs in _VARIANTS.items() for v in vs)
+
 
 _DIGITS = frozenset(ALPHABET)
 _SHIFTS = {width: range(10 * (width // 2) - 10, -1, -10) for width in (DEAL_DIGITS, KEY_DIGITS)}
@@ -142,7 +150,7 @@ def parse_variant(text: object) -> tuple[str, str]:
     parts = text.strip().upper().split("-")
     if len(parts) != 2:
         raise MalformedError(
-            "bad_variant", f"{text!r} is not a variant; known variants: {', '.join(ALL_VARIANTS)}."
+            "bad_variant", f"{text!r} is not a variant; known variants: {_variant_ids()}."
         )
     game, variant = parts
     _check_game_variant(game, variant)
@@ -150,14 +158,14 @@ def parse_variant(text: object) -> tuple[str, str]:
 
 
 def _check_game_variant(game: str, variant: str) -> None:
-    if game not in VARIANTS:
+    if game not in _VARIANTS:
         raise MalformedError(
-            "bad_code", f"Unknown game {game!r}; known games: {', '.join(VARIANTS)}."
+            "bad_code", f"Unknown game {game!r}; known games: {', '.join(_VARIANTS)}."
         )
-    if variant not in VARIANTS[game]:
+    if variant not in _VARIANTS[game]:
         raise MalformedError(
             "bad_code",
-            f"{game} has no variant {variant!r}; its variants: {', '.join(VARIANTS[game])}.",
+            f"{game} has no variant {variant!r}; its variants: {', '.join(_VARIANTS[game])}.",
         )
 
 
@@ -217,13 +225,13 @@ class GameCode:
         return _encode(self.number, KEY_DIGITS if self.long else DEAL_DIGITS)
 
     def same_cards(self) -> tuple[GameCode, ...]:
-        """This deal in every variant of its game, itself included, in ``VARIANTS`` order.
+        """This deal in every variant of its game, itself included, in the declared order.
 
         The variant is not part of the shuffle (C1, C2b), so ``SH1-C4-X``,
         ``SH1-C2-X`` and ``SH1-C1-X`` are the same cards with fewer cells.
         """
         return tuple(
-            GameCode(self.game, variant, self.number, self.long) for variant in VARIANTS[self.game]
+            GameCode(self.game, variant, self.number, self.long) for variant in _VARIANTS[self.game]
         )
 
     def __str__(self) -> str:

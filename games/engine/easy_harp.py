@@ -9,6 +9,8 @@ from .actions import Stock
 from .base import Game
 from .cards import KING, Card, Suit
 from .history import Step
+from .solver.easy_harp import solve_easy_harp
+from .spec import Effort, GameSpec, VariantSpec, gettext_noop
 
 FACE_DOWN_POINTS = 5
 WASTE_TO_COLUMN_POINTS = 5
@@ -142,3 +144,24 @@ class EasyHarp(Game):
             stock.clear()
         else:
             stock.append(waste.pop())
+
+
+EASY_HARP = GameSpec(
+    prefix=EasyHarp.game,
+    title=gettext_noop("Easy Harp"),
+    engine=EasyHarp,
+    solver=solve_easy_harp,
+    icon="♠♥♦♣",
+    variants=(
+        VariantSpec(
+            letter="N",
+            name=gettext_noop("Easy Harp"),
+            tab=gettext_noop("Easy Harp"),
+            choice="",
+            # ``bench/solver.py``: deals are solved in a median of 3k positions,
+            # the slowest of 50 in 50k.
+            effort=Effort(nodes=60_000, candidates=20, seconds=60),
+        ),
+    ),
+)
+"""Easy Harp's declaration (``spec.py``): one variant, ``EH1-N``."""

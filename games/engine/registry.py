@@ -1,4 +1,9 @@
-"""Find a game by its code prefix, start one, load one, replay one."""
+"""The games, from their declarations: find one by its code prefix, start one,
+load one, replay one, solve one.
+
+A game is registered by adding its declaration (``spec.py``) to ``SPECS``; the
+rest of the project reads ``SPECS``, ``GAMES`` and ``ALL_VARIANTS`` from here.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,31 @@ from collections.abc import Iterable
 
 from .actions import Action
 from .base import Game
-from .codes import GameCode
-from .easy_harp import EasyHarp
+from .codes import GameCode, register_variants
+from .easy_harp import EASY_HARP
 from .errors import EngineError
-from .seahaven import Seahaven
+from .seahaven import SEAHAVEN
 from .snapshot import saved_code
+from .solver import Budget, Solution
+from .spec import GameSpec, VariantSpec
 
-GAMES: dict[str, type[Game]] = {EasyHarp.game: EasyHarp, Seahaven.game: Seahaven}
+SPECS: dict[str, GameSpec] = {spec.prefix: spec for spec in (EASY_HARP, SEAHAVEN)}
+"""Every game's declaration by code prefix, in the order the service lists them."""
+
+for _spec in SPECS.values():
+    register_variants(_spec.prefix, tuple(v.letter for v in _spec.variants))
+
+GAMES: dict[str, type[Game]] = {prefix: spec.engine for prefix, spec in SPECS.items()}
+
+VARIANTS: dict[str, tuple[GameSpec, VariantSpec]] = {
+    spec.variant_id(variant): (spec, variant)
+    for spec in SPECS.values()
+    for variant in spec.variants
+}
+"""Each variant id (``"SH1-C4"``) → its game's declaration and its own."""
+
+ALL_VARIANTS: tuple[str, ...] = tuple(VARIANTS)
+"""``("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")``: the variant ids the service ranks."""
 
 
 def game_class(code: GameCode | str) -> type[Game]:
@@ -48,3 +71,9 @@ def replay(code: GameCode | str, actions: Iterable[Action | dict[str, object]]) 
             exc.index = index
             raise
     return game
+
+
+def solve(game: Game, *, nodes: int = 200_000, seconds: float | None = None) -> Solution:
+    """Search ``game``'s current position for a win within the budget, with its
+    game's solver (``games.engine.solver``: server only, it sees every card)."""
+    return SPECS[game.code.game].solver(game, Budget(nodes=nodes, seconds=seconds))

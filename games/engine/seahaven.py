@@ -8,6 +8,8 @@ from typing import ClassVar
 from .actions import Move
 from .base import Game
 from .cards import KING, Card, Suit
+from .solver.seahaven import solve_seahaven
+from .spec import Effort, GameSpec, VariantSpec, gettext_noop
 
 FOUNDATION_POINTS = 10
 
@@ -63,7 +65,7 @@ class Seahaven(Game):
     }
 
     def n_cells(self) -> int:
-        return int(self.code.variant[1:])
+        return SEAHAVEN.variant(self.code.variant).cells
 
     def deal(self, cards: list[Card]) -> None:
         for i, column in enumerate(self.columns):
@@ -133,3 +135,44 @@ class Seahaven(Game):
             and not self.piles[move.target]
             and move.count == len(self.piles[move.source])
         )
+
+
+SEAHAVEN = GameSpec(
+    prefix=Seahaven.game,
+    title=gettext_noop("Seahaven Towers"),
+    engine=Seahaven,
+    solver=solve_seahaven,
+    icon="♠♥",
+    # Most 4-cell deals are winnable; with 2 cells about 1 in 10 and with 1 cell
+    # about 1 in 50, so the hard variants settle many candidates (mostly by
+    # proving them unwinnable) before one is proven winnable. Node budgets from
+    # ``bench/solver.py``: the most any of 200 deals needed was 63k positions
+    # (4 cells), 3k (2 cells), 1.5k (1 cell).
+    variants=(
+        VariantSpec(
+            letter="C4",
+            name=gettext_noop("Seahaven Towers · Easy (4 cells)"),
+            tab=gettext_noop("Seahaven · 4 cells"),
+            choice=gettext_noop("4 · Easy"),
+            effort=Effort(nodes=200_000, candidates=20, seconds=60),
+            cells=4,
+        ),
+        VariantSpec(
+            letter="C2",
+            name=gettext_noop("Seahaven Towers · Medium (2 cells)"),
+            tab=gettext_noop("Seahaven · 2 cells"),
+            choice=gettext_noop("2 · Medium"),
+            effort=Effort(nodes=100_000, candidates=200, seconds=60),
+            cells=2,
+        ),
+        VariantSpec(
+            letter="C1",
+            name=gettext_noop("Seahaven Towers · Hard (1 cell)"),
+            tab=gettext_noop("Seahaven · 1 cell"),
+            choice=gettext_noop("1 · Hard"),
+            effort=Effort(nodes=100_000, candidates=600, seconds=60),
+            cells=1,
+        ),
+    ),
+)
+"""Seahaven Towers' declaration (``spec.py``): 4, 2 or 1 cells, ``SH1-C4``/``C2``/``C1``."""

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.models import Action, Attempt
+from tests.api.test_client_support import DEFAULTS
 from tests.conftest import Client, assert_error, requires_postgres
 
 ME = "/api/auth/me/"
@@ -23,12 +24,11 @@ LOGOUT = "/api/auth/logout/"
 PASSWORD = "correct horse battery"
 
 
-DEFAULT_SETTINGS = {"language": "", "double_click": True, "interactive_rules": True}
 ANONYMOUS = {"authenticated": False, "username": None, "settings": None}
 
 
 def signed_in(username: str) -> dict:
-    return {"authenticated": True, "username": username, "settings": DEFAULT_SETTINGS}
+    return {"authenticated": True, "username": username, "settings": DEFAULTS}
 
 
 def me(client: APIClient) -> dict:

@@ -20,8 +20,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from games.engine import DoubleTap, Game, IllegalActionError, Move, Stock, new_game
-from games.engine.solver import Outcome, solve
+from games.engine import DoubleTap, Game, IllegalActionError, Move, Stock, new_game, solve
+from games.engine.solver import Outcome
 
 from .conftest import screenshot
 

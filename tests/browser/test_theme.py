@@ -177,6 +177,15 @@ def test_signing_in_the_accounts_settings_win_and_a_new_account_takes_the_browse
     assert account_settings(page)["theme"] == "dark"
 
 
+def plain_page_colours(context, read: str) -> list[str]:
+    """The palette of a fresh page under the system's light preference."""
+    page = context.new_page()
+    page.goto("/")
+    colours = page.evaluate(read)
+    page.close()
+    return colours
+
+
 def test_the_systems_dark_preference_applies_when_the_theme_follows_it(chromium, site):
     system_dark = chromium.new_context(base_url=site, color_scheme="dark")
     plain = chromium.new_context(base_url=site, color_scheme="light")
@@ -186,13 +195,17 @@ def test_the_systems_dark_preference_applies_when_the_theme_follows_it(chromium,
         assert html_attribute(page, "theme") is None
         assert page.evaluate(PAGE_BACKGROUND) == DARK_BG
         screenshot(page, "theme-system-dark-lobby")
+        # Each colour as the page resolves it (theme.css writes light-dark(light,
+        # dark); the variable itself holds that text, whatever the theme).
         read = (
-            f"() => {VARIABLES!r}.map("
-            "v => getComputedStyle(document.documentElement).getPropertyValue(v).trim())"
+            f"() => {VARIABLES!r}.map(v => {{"
+            " const probe = document.body.appendChild(document.createElement('i'));"
+            " probe.style.color = `var(${v})`;"
+            " const colour = getComputedStyle(probe).color; probe.remove(); return colour; })"
         )
         followed = page.evaluate(read)
-        # The same palette as the dark theme chosen in a light system (theme.css
-        # writes it twice: a chosen dark, and the system's).
+        assert followed != plain_page_colours(plain, read)  # the system's dark is not light
+        # The same palette as the dark theme chosen in a light system.
         chosen_page = plain.new_page()
         chosen_page.goto("/")
         assert chosen_page.evaluate(PAGE_BACKGROUND) == LIGHT_BG

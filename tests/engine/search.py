@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from games.engine import Game, IllegalActionError, Move, Stock, new_game
-from games.engine.solver import Outcome, Solution, solve
+from games.engine import Game, IllegalActionError, Move, Stock, new_game, solve
+from games.engine.solver import Outcome, Solution
 
 DEFAULT_BUDGET = 200_000
 """Positions the solver may expand before it gives up."""

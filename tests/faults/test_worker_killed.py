@@ -45,8 +45,7 @@ from django.conf import settings
 from django.db import connection
 
 from games.dailies import deal_get, utc_today
-from games.engine import GameCode, new_game
-from games.engine.solver import solve
+from games.engine import GameCode, new_game, solve
 from games.models import Attempt, DailyDeal
 from tests.celery_worker import Worker, real_broker, wait_for, worker_env, workers
 from tests.conftest import Client, requires_postgres, requires_redis

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import new_game
-from games.engine.solver import solve
+from games.engine import new_game, solve
 from games.models import Action, Attempt
 from games.tasks import verify_attempt
 from tests.celery_worker import Worker, real_broker, wait_for, workers

@@ -18,8 +18,8 @@ from django.test import Client as DjangoClient
 from accounts.models import User
 from config.errors import ApiError
 from games.dailies import utc_today
-from games.engine import Game, new_game
-from games.engine.solver import Outcome, solve
+from games.engine import Game, new_game, solve
+from games.engine.solver import Outcome
 from games.fairplay import (
     MIN_TIMED_GAPS,
     Thresholds,

@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.dailies import utc_today
-from games.engine import GameCode, Move, new_game
-from games.engine.solver import Outcome, solve
+from games.engine import GameCode, Move, new_game, solve
+from games.engine.solver import Outcome
 from games.models import Action, Attempt, DailyDeal
 from games.services import attempt_prove_lost, attempt_verify, attempts_close_stale
 from leaderboard.selectors import leaderboard_for_day, player_record

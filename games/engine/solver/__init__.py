@@ -1,13 +1,13 @@
 """Solvers for both games: pure Python, no Django, used by the daily-deal job,
 the replay checks and the Seahaven dead-end proof (issue 5).
 
-    >>> from games.engine import new_game
-    >>> from games.engine.solver import solve
+    >>> from games.engine import new_game, solve
     >>> result = solve(new_game("SH1-C4-AAAAAJ2"))
     >>> result.outcome, len(result.line)
 
-``solve`` searches from the game's *current* position (a fresh deal or a game in
-progress) with full knowledge of every card, so it is for the server only: a
+``solve`` (``registry.py``: each game's declaration names its solver) searches
+from the game's *current* position (a fresh deal or a game in progress) with
+full knowledge of every card, so it is for the server only: a
 player must never see its line, nor learn more from it than what the rules
 allow (RULES.md C10, the dead end).
 
@@ -18,18 +18,44 @@ through :meth:`Game.apply` (the tests check it on hundreds of deals).
 
 from __future__ import annotations
 
-from ..base import Game
-from .easy_harp import solve_easy_harp
-from .outcome import Budget, Outcome, Solution
-from .seahaven import solve_seahaven
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from ..actions import Move, Stock
 
 
-def solve(game: Game, *, nodes: int = 200_000, seconds: float | None = None) -> Solution:
-    """Search ``game``'s current position for a win within the budget."""
-    budget = Budget(nodes=nodes, seconds=seconds)
-    if game.code.game == "SH1":
-        return solve_seahaven(game, budget)
-    return solve_easy_harp(game, budget)
+class Outcome(StrEnum):
+    SOLVED = "solved"
+    """``line`` wins the game from the position searched."""
+    UNWINNABLE = "unwinnable"
+    """Every position reachable from here was searched: none is won."""
+    UNKNOWN = "unknown"
+    """The node or time budget ran out first."""
 
 
-__all__ = ["Budget", "Outcome", "Solution", "solve"]
+@dataclass(frozen=True)
+class Solution:
+    outcome: Outcome
+    line: tuple[Move | Stock, ...] = ()
+    """The winning actions (empty unless solved), each as :meth:`Game.apply` returns it."""
+    nodes: int = 0
+    """Positions expanded."""
+    seconds: float = 0.0
+
+
+@dataclass
+class Budget:
+    """How much a search may spend: at most ``nodes`` positions and ``seconds`` of time."""
+
+    nodes: int = 200_000
+    seconds: float | None = None
+    started: float = field(default_factory=time.perf_counter)
+
+    def exhausted(self, expanded: int) -> bool:
+        if expanded >= self.nodes:
+            return True
+        return self.seconds is not None and time.perf_counter() - self.started > self.seconds
+
+
+__all__ = ["Budget", "Outcome", "Solution"]

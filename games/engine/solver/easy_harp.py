@@ -55,7 +55,7 @@ from typing import NamedTuple, TypeAlias
 from ..actions import Move, Stock
 from ..base import Game
 from ..errors import EngineError
-from .outcome import Budget, Outcome, Solution
+from . import Budget, Outcome, Solution
 
 KING = 12
 """``rank - 1`` of a king."""

@@ -128,7 +128,7 @@ import time
 
 from ..actions import Move
 from ..base import Game
-from .outcome import Budget, Outcome, Solution
+from . import Budget, Outcome, Solution
 
 KING = 12
 """``rank - 1`` of a king."""

@@ -13,8 +13,8 @@ from collections import Counter
 
 import pytest
 
-from games.engine import Game, GameCode, Move, Stock, new_game, replay
-from games.engine.solver import Budget, Outcome, Solution, solve
+from games.engine import Game, GameCode, Move, Stock, new_game, replay, solve
+from games.engine.solver import Budget, Outcome, Solution
 from games.engine.solver.easy_harp import solve_easy_harp
 
 from ..positions import position

@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from games.engine import Game, GameCode, Move, new_game
-from games.engine.solver import Budget, Outcome, Solution, solve
+from games.engine import Game, GameCode, Move, new_game, solve
+from games.engine.solver import Budget, Outcome, Solution
 from games.engine.solver.seahaven import solve_seahaven
 
 from ..positions import position

@@ -4,7 +4,8 @@
 // the player's ranked result on each deal (GET /api/players/{name}/calendar/);
 // signed out, the days alone (GET /api/calendar/). The calendar names no deal.
 
-import { LANG, escapeHtml, fmt, statusLabel, variantLabel } from "./i18n.js";
+import { LANG, escapeHtml, fmt, statusLabel } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
 import { signedIn } from "./settings.js";
 

@@ -32,7 +32,7 @@
 import { cardHtml, cardName, pileKind, pileName, spotSuit, suitName, SUIT_SYMBOL } from "./cards.js";
 import { announce, fmt } from "./i18n.js";
 import { KeyboardInput } from "./keys.js";
-import { computeLayout } from "./layout.js";
+import { computeLayout, pileRows } from "./layout.js";
 import { captureCards, flipCards } from "./motion.js";
 import { PointerInput } from "./pointer.js";
 import { playSound } from "./sound.js";
@@ -53,7 +53,7 @@ export class Board {
     this.layoutKey = "";
     this.pileEls = {};
     this.pileHtml = {};
-    this.rows = [[], []];
+    this.rows = [[], [], 0];
     this.pick = null; // keyboard selection {from, count}
     this.press = null; // pointer down, not yet a drag
     this.drag = null;
@@ -135,14 +135,8 @@ export class Board {
     this.el.textContent = "";
     this.pileEls = {};
     this.pileHtml = {};
-    const ids = Object.keys(this.view.piles);
-    const byNumber = (prefix) =>
-      ids.filter((id) => id[0] === prefix && id.length > 1).sort((a, b) => a.slice(1) - b.slice(1));
-    const columns = byNumber("t");
-    const cells = byNumber("c");
-    const foundations = byNumber("f");
-    const top = [...["s", "w"].filter((id) => id in this.view.piles), ...cells, ...foundations];
-    this.rows = [top, columns];
+    this.rows = pileRows(this.view);
+    const [top, columns] = this.rows;
     for (const id of [...top, ...columns]) {
       const el = document.createElement("div");
       el.className = `pile pile-${pileKind(id)}`;

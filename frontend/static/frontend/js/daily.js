@@ -8,7 +8,8 @@
 // unranked game of its now public code, POST /api/games/ {"code"}); a day still
 // running has no code to offer, and no such button.
 
-import { escapeHtml, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
+import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { signedIn } from "./settings.js";
@@ -37,14 +38,6 @@ function parText(deal) {
     : gettext("unknown: not proven winnable");
 }
 
-function head(deal) {
-  const [title, level] = variantLabel(deal.variant).split(" · ");
-  return `<div class="deal-head">
-      <span class="deal-suits" aria-hidden="true">${deal.variant.startsWith("EH") ? "♠♥♦♣" : "♠♥"}</span>
-      <h2>${escapeHtml(title)}${level ? ` <small>${escapeHtml(level)}</small>` : ""}</h2>
-    </div>`;
-}
-
 function commitmentHtml(deal, id) {
   return `<code class="day-commitment" id="${id}">${escapeHtml(deal.commitment)}</code>`;
 }
@@ -52,7 +45,7 @@ function commitmentHtml(deal, id) {
 function sealed(deal, i) {
   const example = "printf '%s' 'CODE' | sha256sum";
   return `<li class="day-deal" data-variant="${escapeHtml(deal.variant)}" data-proven="${deal.proven ? "true" : "false"}">
-    ${head(deal)}
+    ${dealHead(deal.variant)}
     <dl class="day-facts">
       ${fact(gettext("Commitment (SHA-256 of the code)"), commitmentHtml(deal, `commitment-${i}`), "wide")}
       ${fact(gettext("Par"), `<span class="par" data-par="${deal.par ?? ""}">${escapeHtml(parText(deal))}</span>`)}
@@ -87,7 +80,7 @@ function revealed(deal, i) {
     ? escapeHtml(fmt(ngettext("%(n)s action, replays to a win", "%(n)s actions, replay to a win", proof.length), { n: formatNumber(proof.length) }))
     : `<strong class="unproven">${escapeHtml(gettext("none"))}</strong>`;
   return `<li class="day-deal" data-variant="${escapeHtml(deal.variant)}" data-proven="${deal.proven ? "true" : "false"}">
-    ${head(deal)}
+    ${dealHead(deal.variant)}
     <dl class="day-facts">
       ${fact(gettext("Code"), `<code class="day-code" id="code-${i}">${escapeHtml(code)}</code> <button type="button" class="icon-button small copy" data-copy-from="code-${i}" title="${escapeHtml(gettext("Copy the code"))}" aria-label="${escapeHtml(gettext("Copy the code"))}">${COPY_ICON}</button>`, "wide")}
       ${fact(gettext("Commitment (SHA-256 of the code)"), commitmentHtml(deal, `commitment-${i}`), "wide")}

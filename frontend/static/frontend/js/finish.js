@@ -9,7 +9,8 @@
 import { get } from "./api.js";
 import { copyText } from "./copy.js";
 import { gameKind } from "./hud.js";
-import { announce, fmt, formatMs, formatNumber, statusLabel, variantLabel } from "./i18n.js";
+import { announce, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 import { reducedMotion } from "./motion.js";
 import { Socket } from "./socket.js";
 

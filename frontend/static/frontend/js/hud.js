@@ -7,7 +7,8 @@
 import { cardName } from "./cards.js";
 import { copyText } from "./copy.js";
 import { describeRefusal } from "./reasons.js";
-import { dailyDate, dailyLabel, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+import { dailyDate, dailyLabel, fmt, formatMs, formatNumber } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 
 const $ = (id) => document.getElementById(id);
 

@@ -36,21 +36,6 @@ export function formatMs(ms) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
-export function variantLabel(variant) {
-  switch (variant) {
-    case "EH1-N":
-      return gettext("Easy Harp");
-    case "SH1-C4":
-      return gettext("Seahaven Towers · Easy (4 cells)");
-    case "SH1-C2":
-      return gettext("Seahaven Towers · Medium (2 cells)");
-    case "SH1-C1":
-      return gettext("Seahaven Towers · Hard (1 cell)");
-    default:
-      return variant || "";
-  }
-}
-
 /** "SH1-C4-AAAAAJ2" → "SH1-C4" (a null code → ""). */
 export function variantOf(code) {
   return typeof code === "string" ? code.split("-").slice(0, 2).join("-") : "";

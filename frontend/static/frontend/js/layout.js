@@ -1,12 +1,16 @@
 // Where every pile goes: the largest cards with which the whole game fits the
 // space the page gives the board (issue 15: phone-first). Pure geometry from the
-// view's pile ids and card counts — no rule of the game lives here.
+// variant's layout hints (its game's declaration, catalogue.js) and the view's
+// card counts — no rule of the game lives here.
 //
 // Tracks: one card-width track per column (Easy Harp 9, Seahaven 10), so the
 // columns use the whole width. The top row (Easy Harp: stock, waste and eight
 // foundations = 10 slots; Seahaven: cells left, foundations right) sits on the
 // same tracks when it has room, else it spreads its slots over the columns'
 // width, the cards just touching or barely overlapping.
+
+import { variantInfo } from "./catalogue.js";
+import { variantOf } from "./i18n.js";
 
 const MIN_TRACKS = 8;
 const MAX_CARD = 120; // px: past this the cards only get heavier, not clearer
@@ -61,14 +65,24 @@ export function columnOffsets(n, down, { ch, cf, area }) {
   return offsets.map(Math.round);
 }
 
-/** The x of each top-row slot: on the tracks when they fit (Seahaven: cells from
- *  the left, foundations from the right), else spread evenly over the widest of
- *  the columns' width and the room the board has. */
-function topSlots(top, m) {
+/** The board's rows for `view`: [top row ids, column ids, how many of the top
+ *  row sit on the left], from its variant's layout hints (stock and waste, or the
+ *  cells, left; the foundations right), each pile the view lists. */
+export function pileRows(view) {
+  const hints = variantInfo(view.daily?.variant || variantOf(view.code))?.layout;
+  if (!hints) return [[], Object.keys(view.piles), 0]; // no catalogue: one row, in the view's order
+  const listed = (ids) => ids.filter((id) => id in view.piles);
+  const left = listed(hints.top_left);
+  return [[...left, ...listed(hints.top_right)], listed(hints.columns), left.length];
+}
+
+/** The x of each top-row slot: on the tracks when they fit (the `left` first
+ *  slots from the left, the others from the right), else spread evenly over the
+ *  widest of the columns' width and the room the board has. */
+function topSlots(top, left, m) {
   const { cw, gap, x0, span, width, tracks } = m;
   const track = (i) => x0 + i * (cw + gap);
   if (top.length <= tracks) {
-    const left = top.filter((id) => id[0] === "c" || id === "s" || id === "w").length;
     return top.map((id, i) => (i < left ? track(i) : track(tracks - (top.length - i))));
   }
   const full = top.length * cw + (top.length - 1) * gap;
@@ -78,11 +92,11 @@ function topSlots(top, m) {
   return top.map((_, i) => start + i * step);
 }
 
-/** The board's geometry for `rows` = [top ids, column ids] of `view`: the metrics
+/** The board's geometry for `rows` = pileRows(view): the metrics
  *  (card sizes), each pile's {x, y, height, offsets} and the board's size.
  *  Long columns (Easy Harp's king-led runs) shrink the cards a little, down to 55 %. */
 export function computeLayout(wrap, view, rows, { reveal = false } = {}) {
-  const [top, columns] = rows;
+  const [top, columns, left] = rows;
   const base = measure(wrap, Math.max(MIN_TRACKS, columns.length));
   const down = (id) => (reveal ? 0 : view.down?.[id] || 0);
   const offsetsOf = (id, m) => columnOffsets(view.piles[id].length, down(id), m);
@@ -93,7 +107,7 @@ export function computeLayout(wrap, view, rows, { reveal = false } = {}) {
     if (columns.every((id) => m.ch + (offsetsOf(id, m).at(-1) || 0) <= m.area)) break;
   }
   const piles = {};
-  const xs = topSlots(top, m);
+  const xs = topSlots(top, left, m);
   top.forEach((id, i) => (piles[id] = { x: xs[i], y: 0, height: m.ch, offsets: null }));
   const colTop = m.ch + m.rowGap;
   const colX0 = m.x0 + ((m.tracks - columns.length) * (m.cw + m.gap)) / 2;

@@ -1,6 +1,7 @@
 // Games in progress that the viewer may watch (GET /api/live/), refreshed.
 
-import { dailyLabel, escapeHtml, fmt, formatNumber, LANG, variantLabel } from "./i18n.js";
+import { dailyLabel, escapeHtml, fmt, formatNumber, LANG } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
 
 const $ = (id) => document.getElementById(id);

@@ -6,7 +6,8 @@
 // shows its commitment — the SHA-256 of its code — never a code; the codes are
 // revealed on the day's page (/daily/{date}/) once the day is over.
 
-import { addDays, escapeHtml, fmt, formatMs, formatNumber, statusLabel, variantLabel } from "./i18n.js";
+import { addDays, escapeHtml, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
+import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { setupNewGame } from "./newgame.js";
@@ -64,8 +65,7 @@ function sealHtml(deal) {
 function render(deal, rank, count = 0) {
   const li = document.querySelector(`.deal[data-variant="${deal.variant}"]`);
   if (!li) return;
-  const [title, level] = variantLabel(deal.variant).split(" · ");
-  li.className = `deal status-${deal.status}`;
+    li.className = `deal status-${deal.status}`;
   li.dataset.status = deal.status;
   const facts = [];
   if (deal.par != null) {
@@ -86,10 +86,7 @@ function render(deal, rank, count = 0) {
     }</span>`;
   }
   li.innerHTML = `
-    <div class="deal-head">
-      <span class="deal-suits" aria-hidden="true">${deal.variant.startsWith("EH") ? "♠♥♦♣" : "♠♥"}</span>
-      <h2>${escapeHtml(title)}${level ? ` <small>${escapeHtml(level)}</small>` : ""}</h2>
-    </div>
+    ${dealHead(deal.variant)}
     <p class="deal-status"><span class="badge">${escapeHtml(statusLabel(deal.status))}</span> ${rankHtml}</p>
     <p class="deal-facts">${facts.join(" · ")}</p>
     <p class="deal-seal">${sealHtml(deal)}</p>

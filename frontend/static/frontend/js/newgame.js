@@ -1,6 +1,8 @@
 // The New game window (like the original app's): New deal (random), Daily deal,
-// Same deal (the current or last code), or a typed code; the game, and for
-// Seahaven Towers the number of cells (4/2/1).
+// Same deal (the current or last code), or a typed code; the game, and for a
+// game with several variants (Seahaven Towers: 4, 2 or 1 cells) the variant.
+// The games and their variants are the catalogue's (catalogue.js), as are the
+// window's chips (newgame_dialog.html).
 //
 // A game on a daily deal whose day is running has no code (PRODUCT.md, "Fair
 // daily deals"): its "Same deal" asks the server for a practice game of that
@@ -8,6 +10,7 @@
 // player's ranked attempt is over. Nothing here assumes a code is a string.
 
 import { get, post } from "./api.js";
+import { catalogue, gameOf } from "./catalogue.js";
 import { dailyDate, dailyLabel, fmt, variantOf } from "./i18n.js";
 import { signedIn } from "./settings.js";
 
@@ -88,12 +91,18 @@ export function setupNewGame({ current: game = null } = {}) {
   const sameCode = document.getElementById("ng-same-code");
 
   const games = document.getElementById("ng-game");
+  // The variant chosen: the game's only one, or the one of its chips.
+  const chosen = () => {
+    const variants = gameOf(form.elements.game.value)?.variants || [];
+    if (variants.length > 1) return variants.find((v) => v.letter === form.elements.cells.value) || variants[0];
+    return variants[0];
+  };
   const sync = () => {
-    const seahaven = form.elements.game.value === "SH1";
+    const several = (gameOf(form.elements.game.value)?.variants.length || 0) > 1;
     const kind = form.elements.kind.value;
     const byCode = kind === "same" || kind === "code"; // the code names the game
     games.disabled = byCode;
-    cells.disabled = byCode || !seahaven;
+    cells.disabled = byCode || !several;
   };
 
   const open = (preset = {}) => {
@@ -105,9 +114,9 @@ export function setupNewGame({ current: game = null } = {}) {
     else sameCode.textContent = gettext("once your ranked attempt on this daily deal is over");
     sameRow.classList.toggle("disabled", !possible);
     form.querySelector('input[value="same"]').disabled = !possible;
-    const variant = preset.variant || deal?.variant || "EH1-N";
-    form.elements.game.value = variant.slice(0, 3);
-    if (variant.startsWith("SH1")) form.elements.cells.value = variant.slice(4);
+    const [prefix, letter] = (preset.variant || deal?.variant || catalogue()[0]?.variants[0].id || "").split("-");
+    form.elements.game.value = prefix;
+    if ((gameOf(prefix)?.variants.length || 0) > 1) form.elements.cells.value = letter;
     form.elements.kind.value = preset.kind && !(preset.kind === "same" && !possible) ? preset.kind : "random";
     error.textContent = "";
     sync();
@@ -128,8 +137,7 @@ export function setupNewGame({ current: game = null } = {}) {
   dialog.addEventListener("click", (e) => e.target === dialog && dialog.close());
 
   const start = async (kind) => {
-    const game = form.elements.game.value;
-    const variant = game === "SH1" ? `SH1-${form.elements.cells.value}` : "EH1-N";
+    const variant = chosen()?.id;
     let body;
     if (kind === "random") body = { random: variant };
     else if (kind === "daily") body = { daily: variant };

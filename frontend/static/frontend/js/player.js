@@ -1,6 +1,7 @@
 // A player's records and streaks (GET /api/players/{username}/).
 
-import { escapeHtml, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
 
 const $ = (id) => document.getElementById(id);

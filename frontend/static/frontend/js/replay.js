@@ -6,7 +6,8 @@
 // n" counts as the game's move counter does: k and n are the `moves` of the
 // position shown and of the last one, the server's figures (an undo adds nothing).
 
-import { announce, fmt, formatMs, formatNumber, variantLabel } from "./i18n.js";
+import { announce, fmt, formatMs, formatNumber } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
 import { Board } from "./board.js";
 import { Hud, showClosed, showMessage } from "./hud.js";
