@@ -27,12 +27,16 @@ stack: $(VENV)/.installed
 deal: $(VENV)/.installed
 	$(PY) -m games.engine deal $(CODE)
 
-## test: lint, type-check the engine (mypy --strict), run the whole test suite
+## test: lint (and the import contracts), type-check the engine (mypy --strict), run the
+## whole test suite
 test: lint typecheck pytest
 
+## lint: ruff, and the import contracts of pyproject.toml ([tool.importlinter]): imports run
+## one way, the engine imports no Django, no circles inside a package
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy

@@ -84,7 +84,7 @@ from bench.ws_load import (
     stuck,
 )
 from deploy.stack import Stack, free_port, postgres_version, start_daphne, stop, wait_for_port
-from games.engine import GameCode, action_from_json, new_game, parse_variant
+from games.engine import GameCode, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 
 DB_NAME = "patience_cost"
@@ -481,7 +481,7 @@ def replay(url: str, attempt_ids: set[int]) -> tuple[float, list[Write]]:
     for attempt_id, log in logs.items():
         game = new_game(codes[attempt_id])
         for sent, ms in log:
-            parsed = action_from_json(sent, game.piles)
+            parsed = game.parse_action(sent)
             start = clock()
             resolved = game.apply(parsed)
             total += clock() - start - overhead

@@ -49,9 +49,9 @@ from django.utils import timezone
 from accounts.models import User
 from config.api import RateThrottle
 from config.errors import ApiError
-from games.engine import EasyHarp, EngineError, Move, action_from_json, new_game
+from games.engine import EasyHarp, EngineError, Move, new_game
 
-from . import realtime
+from . import signals
 from .models import Attempt, Review, ReviewDecision
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def _resolved(code: str, actions: Sequence[dict[str, Any]]) -> list[dict[str, An
     the engine refuses one)."""
     game = new_game(code)
     try:
-        return [game.apply(action_from_json(a, game.piles)).to_json() for a in actions]
+        return [game.apply(game.parse_action(a)).to_json() for a in actions]
     except (EngineError, ValueError):
         return None
 
@@ -114,7 +114,7 @@ def log_signals(
     replayed = True
     for data in actions:
         try:
-            resolved = game.apply(action_from_json(data, game.piles))
+            resolved = game.apply(game.parse_action(data))
         except (EngineError, ValueError):
             replayed = False  # a log the engine refuses: the replay check deals with it
             break
@@ -393,7 +393,7 @@ def attempt_disqualify(*, attempt_id: int, staff: User, reason: str) -> Review:
             staff.get_username(),
             reason,
         )
-        transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+        signals.announce_result_on_commit(attempt)
     return review
 
 
@@ -410,7 +410,7 @@ def review_clear(*, attempt_id: int, staff: User, reason: str = "") -> Review:
         if reinstated:
             Attempt.objects.filter(pk=attempt.pk).update(disqualified=False)
             attempt.disqualified = False
-            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+            signals.announce_result_on_commit(attempt)
         _decide(review, decision=Review.Decision.CLEARED, staff=staff, reason=reason)
         log.info(
             "attempt %s of %s cleared by %s%s%s",

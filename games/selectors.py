@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import ALL_VARIANTS, Game, GameCode, action_from_json, load_game, new_game
+from games.engine import ALL_VARIANTS, Game, GameCode, load_game, new_game
 
 from .dailies import (
     commitment,
@@ -197,7 +197,7 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
         game = new_game(attempt.deal.code)
         views = [deal]
         for action in log:
-            game.apply(action_from_json(action.action, game.piles))
+            game.apply(game.parse_action(action.action))
             views.append(state_json(game, daily=attempt.daily, full=True))
         data["positions"] = views
     return data

@@ -27,7 +27,6 @@ from games.engine import (
     Game,
     GameCode,
     Seahaven,
-    action_from_json,
     load_game,
     new_game,
     parse_variant,
@@ -36,7 +35,7 @@ from games.engine import (
 from games.engine.codes import MAX_DEAL
 from games.engine.solver import Outcome
 
-from . import realtime
+from . import realtime, signals
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Action, Attempt, DailyDeal, Deal
@@ -155,22 +154,20 @@ def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
     """Inside the transaction: build the ``state`` event — the attempt object as its
     player sees it, encoded once — and have it sent to the game's sockets on
     commit (never for a change rolled back), but not to ``origin``, the socket
-    whose message made the change (its answer carries the same object); the
-    day's leaderboard too when a ranked attempt ends. Queue on commit the replay check
-    of a finished attempt, or the dead-end proof of a Seahaven position worth
-    one. Returns the encoded attempt object, for the answer."""
-    from . import tasks
-
+    whose message made the change (its answer carries the same object). Announce
+    (``games/signals.py``) a ranked result for the day's leaderboard, and a
+    finished attempt or a Seahaven position worth a dead-end proof for the jobs
+    that check and prove them. Returns the encoded attempt object, for the answer."""
     game_text = realtime.encode(attempt_json(attempt, viewer=attempt.player, game=game))
     event = realtime.state_text(attempt.seq, game_text)
     group = realtime.game_group(attempt.pk)
     transaction.on_commit(lambda: realtime.publish(group, event, skip=origin))
     if attempt.finished:
         if attempt.ranked:
-            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
-        tasks.queue_on_commit(tasks.verify_attempt, attempt.pk)
+            signals.announce_result_on_commit(attempt)
+        signals.announce(signals.attempt_finished, attempt)
     elif isinstance(game, Seahaven) and worth_proving(game):
-        tasks.queue_proof(attempt.pk)
+        signals.announce(signals.position_worth_proving, attempt)
     return game_text
 
 
@@ -312,7 +309,7 @@ def attempt_apply_action(
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)
         game = _game_of(attempt)
         try:
-            parsed = action_from_json(action, game.piles)
+            parsed = game.parse_action(action)
             sent = parsed.to_json()
             if seq < attempt.seq:
                 done = Action.objects.filter(attempt=attempt, seq=seq).first()
@@ -405,7 +402,7 @@ def replay_problem(attempt: Attempt) -> str | None:
         if action.seq != index:
             return f"action {index} is missing"
         try:
-            resolved = game.apply(action_from_json(action.sent, game.piles))
+            resolved = game.apply(game.parse_action(action.sent))
         except EngineError as exc:
             return f"action {index} is refused by the engine ({exc.code})"
         if resolved.to_json() != action.action:
@@ -430,8 +427,6 @@ def attempt_verify(*, attempt_id: int) -> bool | None:
     Returns the verdict (None: no such finished attempt). Safe to run twice.
     A ranked attempt's fair-play review follows, on the log just checked (one
     message on the queue per finish; a lost check queued again brings it too)."""
-    from . import tasks
-
     attempt = (
         Attempt.objects.select_related("deal", "daily", "player").filter(pk=attempt_id).first()
     )
@@ -449,9 +444,9 @@ def attempt_verify(*, attempt_id: int) -> bool | None:
         )
         if changed and attempt.ranked:
             attempt.verified = verified
-            transaction.on_commit(lambda: realtime.leaderboard_changed(attempt))
+            signals.announce_result_on_commit(attempt)
         if attempt.ranked:
-            tasks.queue_on_commit(tasks.review_attempt, attempt_id)
+            signals.announce(signals.ranked_attempt_checked, attempt)
     return verified
 
 

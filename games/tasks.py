@@ -1,6 +1,8 @@
 """Background jobs (Celery). Each takes ids, calls one service and is safe to run
 twice; the schedule of the periodic ones is ``CELERY_BEAT_SCHEDULE`` in
-``config/settings.py``."""
+``config/settings.py``. The services ask for jobs by sending the signals of
+``games/signals.py``; the receivers at the end of this module queue them
+(connected when the app is ready, ``games/apps.py``)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ from typing import Any
 from celery import Task, shared_task
 from django.core.cache import cache
 from django.db import transaction
+from django.dispatch import receiver
 from django.utils import timezone
 
-from . import dailies, fairplay, services
+from . import dailies, fairplay, services, signals
 from .models import Attempt
 
 log = logging.getLogger(__name__)
@@ -116,3 +119,21 @@ def prove_lost(attempt_id: int, seq: int | None = None) -> bool:
     if seq is None:
         cache.delete(_proof_key(attempt_id))
     return services.attempt_prove_lost(attempt_id=attempt_id, seq=seq)
+
+
+# --- what the services ask for (games/signals.py) -----------------------------------------
+
+
+@receiver(signals.attempt_finished, dispatch_uid="games.tasks.verify_finished")
+def _verify_finished(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
+    queue_on_commit(verify_attempt, attempt.pk)
+
+
+@receiver(signals.ranked_attempt_checked, dispatch_uid="games.tasks.review_checked")
+def _review_checked(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
+    queue_on_commit(review_attempt, attempt.pk)
+
+
+@receiver(signals.position_worth_proving, dispatch_uid="games.tasks.prove_position")
+def _prove_position(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
+    queue_proof(attempt.pk)

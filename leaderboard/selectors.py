@@ -1,4 +1,6 @@
-"""Daily rankings (RULES.md C11) and player records."""
+"""Daily rankings (RULES.md C11) and player records: the one module that decides
+which results count and in which order they rank (the live board, ``realtime.py``,
+reads them from here)."""
 
 from __future__ import annotations
 
@@ -28,14 +30,21 @@ RANKING = (
 )
 
 
-def ranked_attempts(*, daily: DailyDeal) -> QuerySet[Attempt]:
-    """Finished ranked attempts of one daily deal with their ``rank``; results
-    whose replay check failed or that staff disqualified (games/fairplay.py) are
-    dropped, pending ones kept (marked)."""
+def _counted(**where: Any) -> QuerySet[Attempt]:
+    """Ranked results that count, on the board and in a record: finished, not
+    disqualified by staff (games/fairplay.py), not failed by the replay check
+    (pending ones count, marked)."""
     return (
-        Attempt.objects.filter(daily=daily, ranked=True, disqualified=False)
+        Attempt.objects.filter(ranked=True, disqualified=False, **where)
         .exclude(status=Attempt.Status.PLAYING)
         .exclude(verified=False)
+    )
+
+
+def ranked_attempts(*, daily: DailyDeal) -> QuerySet[Attempt]:
+    """The results of one daily deal that count (``_counted``) with their ``rank``."""
+    return (
+        _counted(daily=daily)
         .select_related("player")
         .annotate(rank=Window(Rank(), order_by=RANKING))
         .order_by(*RANKING, "pk")
@@ -151,11 +160,7 @@ def counted_results(*, user: User) -> QuerySet[Attempt]:
     """The player's ranked results that count in their record and streak: finished,
     not disqualified by staff, not failed by the replay check (pending ones count,
     as on the leaderboard)."""
-    return (
-        Attempt.objects.filter(player=user, ranked=True, disqualified=False)
-        .exclude(status=Attempt.Status.PLAYING)
-        .exclude(verified=False)
-    )
+    return _counted(player=user)
 
 
 def player_get(*, username: str) -> User | None:

@@ -10,8 +10,8 @@ for where the two games differ and each game's declaration (``spec.py``), and
 ``registry.py`` for the list of games.
 """
 
-from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json, parse_action
-from .base import UNDO_LIMIT, Game, LegalMoves, Step
+from .actions import Action, DoubleTap, Move, Stock, Tap, Undo, parse_action
+from .base import Game, LegalMoves
 from .cards import CARDS, Card, Suit, parse_card
 from .codes import (
     DEAL_DIGITS,
@@ -27,6 +27,7 @@ from .codes import (
 )
 from .easy_harp import EASY_HARP, EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
+from .history import UNDO_LIMIT, Step
 from .registry import (
     ALL_VARIANTS,
     GAMES,
@@ -75,7 +76,6 @@ __all__ = [
     "Tap",
     "Undo",
     "VariantSpec",
-    "action_from_json",
     "decode_deal",
     "decode_key",
     "encode_deal",

@@ -1,7 +1,7 @@
 """Actions: small frozen values with a JSON form that round-trips (PRODUCT.md, Actions).
 
 ``repr`` rebuilds the value (``Move('t3', 't7')``), so a failing test can be
-pasted back in. :func:`action_from_json` parses untrusted input strictly
+pasted back in. :meth:`Action.from_json` parses untrusted input strictly
 (RULES.md C20): wrong types, unknown types or piles, missing or extra fields are
 :class:`MalformedError`. Whether a well-formed action is *legal* is the game's
 business, not this module's.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from .errors import MalformedError
 
@@ -20,8 +20,38 @@ FOUNDATION_AREA = "f"
 """Destination meaning "the first foundation spot that accepts the card" (C7)."""
 
 
+class Action:
+    """Any action a player may send: :class:`Move`, :class:`Stock`, :class:`Tap`,
+    :class:`DoubleTap` or :class:`Undo`.
+
+    >>> Action.from_json({"type": "move", "from": "t3", "to": "f"})
+    Move('t3', 'f')
+    >>> Move.from_json({"type": "undo"})
+    Traceback (most recent call last):
+    ...
+    games.engine.errors.MalformedError: Expected a move action, got 'undo'.
+    """
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def from_json(cls, data: object, piles: Collection[str] | None = None) -> Self:
+        """Parse an action from decoded JSON, strictly (C20). ``piles``: the game's
+        pile ids, if known. On a subclass, only that kind of action is accepted."""
+        action = _parse(data, piles)
+        if not isinstance(action, cls):
+            raise MalformedError(
+                "bad_action_type", f"Expected a {cls.type} action, got {action.type!r}."
+            )
+        return action
+
+
 @dataclass(frozen=True, slots=True)
-class Move:
+class Move(Action):
     """Move the top ``count`` cards of ``source`` onto ``target``."""
 
     source: str
@@ -38,7 +68,7 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
-class Stock:
+class Stock(Action):
     """Tap the stock (Easy Harp): draw one card, or start a new pass when it is empty."""
 
     type: ClassVar[str] = "stock"
@@ -51,7 +81,7 @@ class Stock:
 
 
 @dataclass(frozen=True, slots=True)
-class Tap:
+class Tap(Action):
     """Send the top card of ``source`` to a foundation that accepts it."""
 
     source: str
@@ -77,7 +107,7 @@ class DoubleTap(Tap):
 
 
 @dataclass(frozen=True, slots=True)
-class Undo:
+class Undo(Action):
     """Take back the last accepted action (C6)."""
 
     type: ClassVar[str] = "undo"
@@ -88,9 +118,6 @@ class Undo:
     def __repr__(self) -> str:
         return "Undo()"
 
-
-Action = Move | Stock | Tap | DoubleTap | Undo
-"""Any action a player may send."""
 
 _FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # type: (required fields, optional fields), besides "type"
@@ -129,8 +156,7 @@ def _pile(data: dict[str, Any], key: str, piles: Collection[str] | None, *, area
     return pile
 
 
-def action_from_json(data: object, piles: Collection[str] | None = None) -> Action:
-    """Parse an action from decoded JSON. ``piles``: the game's pile ids, if known."""
+def _parse(data: object, piles: Collection[str] | None) -> Action:
     if not isinstance(data, dict):
         raise MalformedError("bad_action", "An action is a JSON object with a 'type'.")
     kind = data.get("type")
@@ -164,4 +190,4 @@ def parse_action(text: str | bytes, piles: Collection[str] | None = None) -> Act
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise MalformedError("bad_json", f"The action is not valid JSON: {exc}.") from None
-    return action_from_json(data, piles)
+    return Action.from_json(data, piles)

@@ -22,16 +22,15 @@ import json
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterator
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Self
 
-from .actions import FOUNDATION_AREA, Action, DoubleTap, Move, Stock, Tap, Undo, action_from_json
+from .actions import FOUNDATION_AREA, Action, DoubleTap, Move, Stock, Tap, Undo
 from .cards import CARDS, KING, RANK_CHARS, Card, Suit
 from .codes import GameCode
 from .errors import IllegalActionError, MalformedError
+from .history import UNDO_LIMIT, Step
 from .shuffle import shuffled_ids
-
-UNDO_LIMIT = 100
-"""Undo covers the last 100 accepted actions (RULES.md A, B, C6, C18)."""
+from .snapshot import restore, saved_code
 
 RANK_NAMES = ["ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"]
 SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
@@ -68,27 +67,6 @@ COMMON_REASONS: dict[str, str] = {
     "tap_run": "A tap sends one card to a foundation; a run cannot go there.",
     "no_place": "Double tap found no place for {card}.",
 }
-
-
-class Step(NamedTuple):
-    """One accepted action and what it changed, so that undo reverses it exactly."""
-
-    action: Move | Stock
-    score: int
-    """Points actually added (after the clamp at 0); undo takes exactly these off."""
-    turned: bool = False
-    """The move turned up the face-down card it uncovered."""
-    marked: bool = False
-    """The move set the card's "already scored" mark (RULES.md C3, C18)."""
-    passed: bool = False
-    """A stock tap that turned the waste over into a new pass (C15)."""
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"action": self.action.to_json(), "score": self.score}
-        for flag in ("turned", "marked", "passed"):
-            if getattr(self, flag):
-                data[flag] = True
-        return data
 
 
 class Game(ABC):
@@ -320,6 +298,8 @@ class Game(ABC):
             if reason := self.stock_refusal():
                 raise self.refuse(reason)
             return action
+        if not isinstance(action, Undo):  # the five kinds of actions.py are all there is
+            raise TypeError(f"not an action: {action!r}")
         if not self.history:
             raise self.refuse("undo_limit" if self.depth else "no_undo")
         return action
@@ -390,7 +370,7 @@ class Game(ABC):
         return self.apply(self.parse_action(data))
 
     def parse_action(self, data: object) -> Action:
-        return action_from_json(data, self.piles)
+        return Action.from_json(data, self.piles)
 
     def play_move(self, move: Move) -> None:
         src, dst, n = move.source, move.target, move.count
@@ -583,11 +563,12 @@ class Game(ABC):
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> Game:
-        """Rebuild a game from :meth:`to_json` output, checking it thoroughly."""
-        from .snapshot import load  # the checks live beside the format
-
-        return load(cls, data)
+    def from_json(cls, data: object) -> Self:
+        """Rebuild a game from :meth:`to_json` output, checking it thoroughly
+        (``snapshot.py``: the checks live beside the format)."""
+        game = cls(saved_code(data))
+        restore(game, data)
+        return game
 
     def copy(self) -> Game:
         """An independent copy (cheap: cards are shared, lists are not)."""

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from .actions import Stock
-from .base import Game, Step
+from .base import Game
 from .cards import KING, Card, Suit
+from .history import Step
 from .solver.easy_harp import solve_easy_harp
 from .spec import Effort, GameSpec, VariantSpec, gettext_noop
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .actions import Action, action_from_json
+from .actions import Action
 from .base import Game
 from .codes import GameCode, register_variants
 from .easy_harp import EASY_HARP
-from .errors import EngineError, MalformedError
+from .errors import EngineError
 from .seahaven import SEAHAVEN
+from .snapshot import saved_code
 from .solver import Budget, Solution
 from .spec import GameSpec, VariantSpec
 
@@ -51,10 +52,9 @@ def new_game(code: GameCode | str) -> Game:
 
 
 def load_game(data: object) -> Game:
-    """Rebuild any game from :meth:`Game.to_json` output."""
-    if not isinstance(data, dict):
-        raise MalformedError("bad_state", "Not a saved game: expected a JSON object.")
-    return game_class(GameCode.parse(data.get("code"))).from_json(data)
+    """Rebuild any game from :meth:`Game.to_json` output: ``Game.from_json`` of
+    the class its code names."""
+    return game_class(saved_code(data)).from_json(data)
 
 
 def replay(code: GameCode | str, actions: Iterable[Action | dict[str, object]]) -> Game:
@@ -66,7 +66,7 @@ def replay(code: GameCode | str, actions: Iterable[Action | dict[str, object]]) 
     game = new_game(code)
     for index, item in enumerate(actions):
         try:
-            game.apply(action_from_json(item, game.piles) if isinstance(item, dict) else item)
+            game.apply(game.parse_action(item) if isinstance(item, dict) else item)
         except EngineError as exc:
             exc.index = index
             raise

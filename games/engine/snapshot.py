@@ -10,18 +10,33 @@ naming what is wrong.
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, ClassVar, Protocol
 
 from .actions import Move, Stock
-from .base import UNDO_LIMIT, Step
-from .cards import CARDS
+from .cards import CARDS, Card, Suit
 from .codes import GameCode
 from .errors import MalformedError
+from .history import UNDO_LIMIT, Step
 
-if TYPE_CHECKING:
-    from .base import Game
 
-G = TypeVar("G", bound="Game")
+class Position(Protocol):
+    """What loading fills in: a freshly dealt game (``base.Game``, which calls
+    :func:`restore` from ``Game.from_json``; this module does not import it)."""
+
+    n_cards: ClassVar[int]
+    pile_ids: tuple[str, ...]
+    columns: tuple[str, ...]
+    cells: tuple[str, ...]
+    foundations: tuple[str, ...]
+    spot_suit: dict[str, Suit]
+    piles: dict[str, list[Card]]
+    down: dict[str, int]
+    score: int
+    moves: int
+    won: bool
+    scored: set[int]
+    history: deque[Step]
+    depth: int
 
 
 def _bad(what: str) -> MalformedError:
@@ -42,11 +57,18 @@ def _bool(data: dict[str, Any], key: str) -> bool:
     return value
 
 
-def load(cls: type[G], data: object) -> G:
+def saved_code(data: object) -> GameCode:
+    """The code of a saved game (which game to build before :func:`restore`)."""
     if not isinstance(data, dict):
         raise _bad("expected a JSON object")
-    code = GameCode.parse(data.get("code"))
-    game = cls(code)
+    return GameCode.parse(data.get("code"))
+
+
+def restore(game: Position, data: object) -> None:
+    """Set ``game``, freshly dealt from ``saved_code(data)``, to the saved position."""
+    if not isinstance(data, dict):
+        raise _bad("expected a JSON object")
+    cls = type(game)
     ids = data.get("ids")
     piles = data.get("piles")
     if not isinstance(ids, dict) or set(ids) != set(game.pile_ids):
@@ -104,7 +126,6 @@ def load(cls: type[G], data: object) -> G:
     game.depth = _int(data, "depth", low=len(game.history))
     if game.depth > game.moves:
         raise _bad("'depth' cannot exceed 'moves'")
-    return game
 
 
 _STEP_KEYS = frozenset({"action", "score", "turned", "marked", "passed"})
@@ -114,7 +135,7 @@ _STOCK = Stock()
 
 def _resolved(data: object, piles: dict[str, Any]) -> Move | Stock:
     """A recorded action: a move between two of the game's piles, or a stock tap.
-    (Stricter and faster than :func:`action_from_json`: a game holds up to 100.)"""
+    (Stricter and faster than :meth:`Action.from_json`: a game holds up to 100.)"""
     if type(data) is dict:
         if data.keys() == _MOVE_KEYS and data["type"] == "move":
             src, dst, n = data["from"], data["to"], data["count"]
@@ -125,7 +146,7 @@ def _resolved(data: object, piles: dict[str, Any]) -> Move | Stock:
     raise _bad("history holds only resolved moves and stock taps")
 
 
-def _step(game: Game, data: object) -> Step:
+def _step(game: Position, data: object) -> Step:
     if type(data) is not dict or not data.keys() <= _STEP_KEYS:
         raise _bad("a history step is an object with 'action' and 'score'")
     score = data.get("score")

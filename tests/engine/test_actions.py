@@ -5,6 +5,7 @@ import json
 import pytest
 
 from games.engine import (
+    Action,
     DoubleTap,
     IllegalActionError,
     MalformedError,
@@ -12,7 +13,6 @@ from games.engine import (
     Stock,
     Tap,
     Undo,
-    action_from_json,
     new_game,
     parse_action,
 )
@@ -32,8 +32,20 @@ ACTIONS = [
 
 @pytest.mark.parametrize("action", ACTIONS, ids=repr)
 def test_action_json_round_trips(action):
-    assert action_from_json(action.to_json()) == action
+    assert Action.from_json(action.to_json()) == action
     assert parse_action(json.dumps(action.to_json())) == action
+
+
+@pytest.mark.parametrize("action", ACTIONS, ids=repr)
+def test_each_kind_reads_its_own_json(action):
+    assert type(action).from_json(action.to_json()) == action
+
+
+def test_a_kind_refuses_another_kinds_json():
+    with pytest.raises(MalformedError) as info:
+        Move.from_json(Undo().to_json())
+    assert info.value.code == "bad_action_type"
+    assert Tap.from_json(DoubleTap("t1").to_json()) == DoubleTap("t1")  # a double tap is a tap
 
 
 @pytest.mark.parametrize("action", ACTIONS, ids=repr)
@@ -49,7 +61,7 @@ def test_action_json_shapes():
     assert Stock().to_json() == {"type": "stock"}
     assert Undo().to_json() == {"type": "undo"}
     # count defaults to 1
-    assert action_from_json({"type": "move", "from": "t3", "to": "t7"}) == Move("t3", "t7")
+    assert Action.from_json({"type": "move", "from": "t3", "to": "t7"}) == Move("t3", "t7")
     # a tap and a double tap on the same pile are different actions
     assert Tap("t1") != DoubleTap("t1")
 
@@ -86,7 +98,7 @@ def test_action_json_shapes():
 )
 def test_c20_malformed_actions(data, code):
     with pytest.raises(MalformedError) as info:
-        action_from_json(data)
+        Action.from_json(data)
     assert info.value.code == code
     assert info.value.message
 

@@ -51,7 +51,6 @@ from games.engine import (
     ALL_VARIANTS,
     EngineError,
     Game,
-    action_from_json,
     encode_deal,
     load_game,
     new_game,
@@ -168,7 +167,7 @@ def expect_action(model: Model, message: dict[str, Any], seq: int | None) -> Exp
     if set(body) != {"seq", "action"} or seq is None or seq < 0 or not isinstance(action, dict):
         return refusal(model, seq)
     try:
-        sent = action_from_json(action, model.game.piles).to_json()
+        sent = model.game.parse_action(action).to_json()
     except EngineError:
         return refusal(model, seq)
     if seq < model.seq and model.accepted[seq] == sent:

@@ -1,0 +1,46 @@
+"""What the game services announce, for the code above them to act on.
+
+Imports run one way (README, "Architecture"): the services do not import the
+jobs that run them (``games/tasks.py``) nor the leaderboard that ranks their
+results. They send these signals instead; the receivers are connected in the
+``ready()`` of the app that owns them (``games/apps.py`` for the jobs,
+``leaderboard/apps.py`` for the live board). A receiver only queues or
+broadcasts: the logic stays in services and selectors (STYLE.md).
+
+Each signal is sent with ``sender=Attempt`` and the ``attempt`` as keyword.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.dispatch import Signal
+
+from .models import Attempt
+
+attempt_finished = Signal()
+"""Inside the transaction that ended an attempt (won or resigned): its replay
+check is queued on commit (``tasks.verify_attempt``)."""
+
+ranked_attempt_checked = Signal()
+"""Inside the transaction of a ranked attempt's replay check: its fair-play
+review is queued on commit (``tasks.review_attempt``)."""
+
+position_worth_proving = Signal()
+"""Inside the transaction of an action that left a Seahaven position worth a
+dead-end proof (``services.worth_proving``): the proof is queued on commit."""
+
+result_changed = Signal()
+"""After commit: a ranked attempt finished, its replay check changed its verdict
+or staff decided on it (``games/fairplay.py``); the day's leaderboard tells its
+subscribers (``leaderboard/realtime.py``)."""
+
+
+def announce(signal: Signal, attempt: Attempt) -> None:
+    """Send ``signal`` about ``attempt`` now."""
+    signal.send(sender=Attempt, attempt=attempt)
+
+
+def announce_result_on_commit(attempt: Attempt) -> None:
+    """Send ``result_changed`` once the current transaction commits (never for a
+    change rolled back)."""
+    transaction.on_commit(lambda: announce(result_changed, attempt))
