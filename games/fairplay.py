@@ -49,7 +49,7 @@ from django.utils import timezone
 from accounts.models import User
 from config.api import RateThrottle
 from config.errors import ApiError
-from games.engine import EasyHarp, EngineError, Move, new_game
+from games.engine import EngineError, Move, new_game
 
 from . import signals
 from .models import Attempt, Review, ReviewDecision
@@ -147,7 +147,7 @@ def log_signals(
         "passes": passes,
         "card_moves": card_moves,
         "progress_share": round(progress / card_moves, 3) if card_moves else None,
-        "hidden_cards": isinstance(game, EasyHarp),
+        "hidden_cards": game.hides_cards,
         "solver_line": solver_line,
         "replayed": replayed,
     }

@@ -26,7 +26,6 @@ from games.engine import (
     EngineError,
     Game,
     GameCode,
-    Seahaven,
     load_game,
     new_game,
     parse_variant,
@@ -156,7 +155,7 @@ def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
     commit (never for a change rolled back), but not to ``origin``, the socket
     whose message made the change (its answer carries the same object). Announce
     (``games/signals.py``) a ranked result for the day's leaderboard, and a
-    finished attempt or a Seahaven position worth a dead-end proof for the jobs
+    finished attempt or a position worth a dead-end proof for the jobs
     that check and prove them. Returns the encoded attempt object, for the answer."""
     game_text = realtime.encode(attempt_json(attempt, viewer=attempt.player, game=game))
     event = realtime.state_text(attempt.seq, game_text)
@@ -166,7 +165,7 @@ def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
         if attempt.ranked:
             signals.announce_result_on_commit(attempt)
         signals.announce(signals.attempt_finished, attempt)
-    elif isinstance(game, Seahaven) and worth_proving(game):
+    elif game.worth_proving_lost():
         signals.announce(signals.position_worth_proving, attempt)
     return game_text
 
@@ -488,16 +487,9 @@ PROOF_NODES = 30_000
 ``bench/solver.py``). A search that runs out proves nothing and says nothing."""
 
 
-def worth_proving(game: Seahaven) -> bool:
-    """Whether a position is tight enough that a proof is likely and cheap: every
-    cell is full. Being lost is only ever announced with a proof (issue 5), so
-    skipping the others costs nothing but an earlier notice."""
-    return not game.won and all(game.piles[cell] for cell in game.cells)
-
-
 def attempt_prove_lost(*, attempt_id: int, seq: int | None = None) -> bool:
     """Search the attempt's position after action ``seq`` (None: its position now,
-    if ``worth_proving``) for a win; if the solver proves there is none, record
+    if ``Game.worth_proving_lost``) for a win; if the solver proves there is none, record
     it and tell the game's sockets ("this position can no longer be won").
     Anything less — a win found, the budget spent, the game moved on — records
     and says nothing, so the player learns no more than the proof (issue 5).
@@ -510,7 +502,7 @@ def attempt_prove_lost(*, attempt_id: int, seq: int | None = None) -> bool:
     if attempt.seq != seq or attempt.finished or attempt.lost_seq == seq:
         return False
     game = load_game(attempt.state)
-    if latest and not (isinstance(game, Seahaven) and worth_proving(game)):
+    if latest and not game.worth_proving_lost():
         return False  # the player moved on to a position not worth a proof
     if solve(game, nodes=PROOF_NODES).outcome is not Outcome.UNWINNABLE:
         return False

@@ -26,8 +26,8 @@ ranked_attempt_checked = Signal()
 review is queued on commit (``tasks.review_attempt``)."""
 
 position_worth_proving = Signal()
-"""Inside the transaction of an action that left a Seahaven position worth a
-dead-end proof (``services.worth_proving``): the proof is queued on commit."""
+"""Inside the transaction of an action that left a position worth a
+dead-end proof (``Game.worth_proving_lost``): the proof is queued on commit."""
 
 result_changed = Signal()
 """After commit: a ranked attempt finished, its replay check changed its verdict

@@ -80,6 +80,8 @@ class Game(ABC):
     foundation_suits: ClassVar[tuple[Suit, ...]]
     reasons: ClassVar[dict[str, str]]
     """Reason code → one sentence naming the rule (C12); ``str.format`` fields below."""
+    hides_cards: ClassVar[bool] = False
+    """Whether a player's view hides cards (face-down cards, the stock)."""
 
     def __init__(self, code: GameCode | str) -> None:
         if not isinstance(code, GameCode):
@@ -139,6 +141,13 @@ class Game(ABC):
         return "no_stock"
 
     def is_dead_end(self) -> bool:
+        return False
+
+    def worth_proving_lost(self) -> bool:
+        """Whether this position is tight enough that a proof of a dead end is likely
+        and cheap, so the service asks the solver after the action that reached it.
+        Being lost is only ever announced with a proof, so a game that never asks
+        (the default) costs its players nothing but an earlier notice."""
         return False
 
     def may_finish(self) -> bool:

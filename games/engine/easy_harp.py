@@ -33,6 +33,7 @@ class EasyHarp(Game):
 
     game = "EH1"
     title = "Easy Harp"
+    hides_cards = True
     n_cards = 104
     n_columns = 9
     foundation_suits = (Suit.S, Suit.H, Suit.D, Suit.C) * 2  # C7

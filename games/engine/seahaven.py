@@ -67,6 +67,10 @@ class Seahaven(Game):
     def n_cells(self) -> int:
         return SEAHAVEN.variant(self.code.variant).cells
 
+    def worth_proving_lost(self) -> bool:
+        """Every cell full: the tight positions where a proof is likely and cheap."""
+        return not self.won and all(self.piles[cell] for cell in self.cells)
+
     def deal(self, cards: list[Card]) -> None:
         for i, column in enumerate(self.columns):
             self.piles[column] = cards[5 * i : 5 * i + 5]

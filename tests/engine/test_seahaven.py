@@ -1050,3 +1050,21 @@ def test_legal_moves_match_what_apply_accepts_on_a_real_deal() -> None:
                 accepted.add(Move(src, dst, n))
     assert set(game.legal_moves) == accepted
     assert accepted
+
+
+# --- what the service asks of a game -----------------------------------------------
+
+
+def test_a_position_is_worth_a_dead_end_proof_only_with_every_cell_full() -> None:
+    full = position(C4, t1="2C", c1="3D", c2="4D", c3="5D", c4="6D")
+    assert full.worth_proving_lost()
+    one_free = position(C4, t1="2C", c1="3D", c2="4D", c3="5D")
+    assert not one_free.worth_proving_lost()
+    single = position("SH1-C1-AAAAAJ2", t1="2C", c1="3D")
+    assert single.worth_proving_lost()
+
+
+def test_seahaven_hides_no_card_and_easy_harp_does() -> None:
+    assert not new_game(C4).hides_cards
+    assert new_game("EH1-N-AAAAAAF").hides_cards
+    assert not new_game("EH1-N-AAAAAAF").worth_proving_lost()
