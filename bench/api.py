@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 from bench.measure import percentile
 from deploy.client import Client
 from deploy.stack import answers, one_daphne, postgres_version, server_env
+from games.engine import ALL_VARIANTS as VARIANTS  # the games' declarations
 
 DB_NAME = "patience_bench"
 REDIS_URL = "redis://127.0.0.1:6379/14"
-VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
 TARGETS_MS = {"p50": 5.0, "p99": 20.0}
 """Server time per action: median ≤ 5 ms, 99th percentile ≤ 20 ms (PRODUCT.md)."""
 DEADLINE_S = 240

@@ -69,11 +69,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 from bench.measure import percentile
 from deploy.client import Client
 from deploy.stack import Stack, postgres_version
+from games.engine import ALL_VARIANTS as VARIANTS  # the games' declarations
 
 DB_NAME = "patience_wsload"
 SERVER_ENV = {"REGISTER_RATE": "100000/hour", "LOG_LEVEL": "WARNING", "DB_POOL_SIZE": "10"}
 """Settings of the servers the bench starts, beside the production defaults."""
-VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
 TARGET_RATE = 400.0
 TARGET_MS = {"p50": 10.0, "p99": 50.0}
 """400 actions/s in all, ack latency median ≤ 10 ms, 99th percentile ≤ 50 ms."""
