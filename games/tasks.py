@@ -117,7 +117,10 @@ def prove_lost(attempt_id: int, seq: int | None = None) -> bool:
     """``seq`` None (as ``queue_proof`` sends): the position the attempt has now;
     actions from here on queue a proof of their own."""
     if seq is None:
-        cache.delete(_proof_key(attempt_id))
+        try:
+            cache.delete(_proof_key(attempt_id))
+        except Exception:  # the key expires by itself (PROOF_PENDING_S); prove anyway
+            log.warning("proof of %s: the cache did not answer", attempt_id)
     return services.attempt_prove_lost(attempt_id=attempt_id, seq=seq)
 
 

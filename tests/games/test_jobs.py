@@ -292,3 +292,21 @@ def test_dead_end_proofs_are_coalesced_one_pending_per_attempt(
     assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
     assert cache.get(_proof_key(game["id"])) is None  # the next action may queue one
     assert player.get(f"/api/games/{game['id']}/").json()["unwinnable"] is True
+
+
+def test_a_dead_end_proof_runs_when_the_cache_does_not_answer(player, settings):
+    """A worker taking a proof while Redis is away (the faults test caught it
+    raising out of the task): the pending mark is left to expire, the proof runs."""
+    from games.tasks import prove_lost
+
+    code, move = lost_deal()
+    game = start(player, code=code)
+    act(player, game["id"], 0, move.to_json())
+    settings.CACHES = {  # a cache on a port nothing listens on
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    assert prove_lost(game["id"]) is True
+    assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
