@@ -2,8 +2,8 @@
 
 The production shape (``games/websocket.md``: "any number of daphne processes:
 groups span them through Redis"), built for real: a fresh database
-``patience_e2e_<random>`` migrated with ``manage.py migrate``, Redis db 13, and
-two daphnes A and B on free ports. Clients talk plain HTTP (``deploy/client.py``:
+``patience_e2e_<random>`` migrated with ``manage.py migrate``, a ``redis-server``
+of its own, and two daphnes A and B on free ports. Clients talk plain HTTP (``deploy/client.py``:
 cookies and the ``X-CSRFToken`` header) and real websockets (``websockets`` sync
 client).
 
@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import redis
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
@@ -49,6 +48,7 @@ from deploy.stack import (
     migrate,
     server_env,
     start_daphne,
+    start_redis,
     stop,
     wait_until_up,
 )
@@ -58,7 +58,6 @@ from tests.engine.search import find_win
 
 pytestmark = [requires_postgres, requires_redis]
 
-REDIS_URL = "redis://127.0.0.1:6379/13"
 CODE = "SH1-C4-AAAAAAE"  # a Seahaven deal that can be won
 VARIANT = "SH1-C4"
 WAIT = 10.0  # every bounded wait of this test, in seconds
@@ -251,21 +250,22 @@ def reconnect(port: int, path: str, browser: Client) -> ClientConnection:
 
 @contextlib.contextmanager
 def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
-    """Daphnes A and B up on a fresh database and Redis db 13, dropped after."""
+    """Daphnes A and B up on a fresh database and a redis-server of their own
+    (two runs at once never share a channel layer), dropped after."""
     db_name = f"patience_e2e_{secrets.token_hex(4)}"
+    redis_port = free_port()
+    store_process = start_redis(redis_port)
     # Secrets of the servers' own: their daily deals are keyed apart, never CODE.
     env = server_env(
         f"postgres://postgres@127.0.0.1:5432/{db_name}",
-        REDIS_URL,
+        f"redis://127.0.0.1:{redis_port}/0",
         REGISTER_RATE="1000/min",
         LOG_LEVEL="WARNING",
     )
-    store = redis.Redis.from_url(REDIS_URL, socket_timeout=5)
     a = Daphne("A", free_port(), env, tmp_path / "daphne-a.log")
     b = Daphne("B", free_port(), env, tmp_path / "daphne-b.log")
     created = False
     try:
-        store.flushdb()
         create_database(db_name)
         created = True
         migrate(env)
@@ -279,8 +279,7 @@ def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
         b.stop()
         if created:
             drop_database(db_name)  # FORCE: ends connections the killed daphne left open
-        store.flushdb()
-        store.close()
+        stop([store_process])
 
 
 def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
