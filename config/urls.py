@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
-from config.health import healthz
+from config.health import healthz, livez, readyz
 from games.api import (
     ActionsView,
     DailyDayView,
@@ -24,6 +24,8 @@ handler500 = "config.errors.server_failure"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("livez", livez, name="livez"),
+    path("readyz", readyz, name="readyz"),
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),

@@ -121,10 +121,11 @@ def server_env(database_url: str, redis_url: str | None, **extra: str) -> dict[s
     return env
 
 
-def migrate(env: dict[str, str]) -> None:
-    """Run the migrations with ``env`` (its DATABASE_URL names the database)."""
+def migrate(env: dict[str, str], *target: str) -> None:
+    """Run the migrations with ``env`` (its DATABASE_URL names the database); all
+    of them, or up to ``target`` (``"games", "0004_long_codes"``)."""
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        [sys.executable, "manage.py", "migrate", *target, "--noinput", "-v", "0"],
         cwd=ROOT,
         env=env,
         check=True,
@@ -148,17 +149,21 @@ def start_daphne(
 
 
 def wait_until_up(
-    port: int, process: subprocess.Popen[bytes], log: Path, timeout: float = 30
+    port: int,
+    process: subprocess.Popen[bytes],
+    log: Path,
+    timeout: float = 30,
+    path: str = "/api/auth/me/",
 ) -> None:
-    """Until the daphne answers ``GET /api/auth/me/`` with 200 (``RuntimeError``
-    with its log's tail if it exits or does not within ``timeout`` seconds)."""
+    """Until the daphne answers ``GET path`` with 200 (``RuntimeError`` with its
+    log's tail if it exits or does not within ``timeout`` seconds)."""
     limit = time.monotonic() + timeout
     while time.monotonic() < limit:
         if process.poll() is not None:
             raise RuntimeError(f"daphne exited ({process.returncode}):\n{log.read_text()[-3000:]}")
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/api/auth/me/")
+            conn.request("GET", path)
             if conn.getresponse().status == 200:
                 conn.close()
                 return
