@@ -12,6 +12,7 @@
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
+| ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per-address throttles | ``10/min``, ``20/hour`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
@@ -132,6 +133,16 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         # away) before it is answered 503 (config/errors.py).
         "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
     }
+    if env_flag("PGBOUNCER"):
+        # Behind PgBouncer in transaction pooling (README, "PgBouncer") each
+        # transaction may get another server connection, so nothing may outlive
+        # one: no server-side cursors (``.iterator()`` would hold one across
+        # transactions), no named prepared statements (PgBouncer 1.18 does not
+        # carry them over; server-side binding's unnamed ones are fine), and no
+        # pool of our own: a connection per request to PgBouncer, which pools.
+        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
+        del DATABASES["default"]["OPTIONS"]["pool"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [

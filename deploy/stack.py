@@ -211,6 +211,45 @@ def start_redis(
     return process
 
 
+PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+
+
+def start_pgbouncer(
+    port: int, files: Path, *, pool_size: int = 10, log: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """A ``pgbouncer`` of its own on 127.0.0.1:``port`` in transaction pooling,
+    in front of every database of the PostgreSQL at 127.0.0.1:5432, as the
+    compose file and Kubernetes run it (README, "PgBouncer"); listening when this
+    returns. Its ini and user list are written to ``files``; its admin console is
+    the database ``pgbouncer`` (user ``postgres``: ``SHOW STATS``, ``SHOW POOLS``).
+    Run as root, it runs as ``postgres`` (PgBouncer refuses root)."""
+    files.mkdir(parents=True, exist_ok=True)
+    (files / "userlist.txt").write_text('"postgres" ""\n')
+    (files / "pgbouncer.ini").write_text(
+        "[databases]\n"
+        f"* = host={PG_HOST} port={PG_PORT}\n"
+        "[pgbouncer]\n"
+        f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
+        f"auth_type = trust\nauth_file = {files / 'userlist.txt'}\n"
+        "admin_users = postgres\nstats_users = postgres\n"
+        f"pool_mode = transaction\ndefault_pool_size = {pool_size}\n"
+        "max_client_conn = 500\nserver_reset_query =\n"
+    )
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        as_user = ["-u", "postgres"]
+        files.chmod(0o755)
+    with open(log or os.devnull, "ab") as out:
+        process = subprocess.Popen(
+            [PGBOUNCER, *as_user, str(files / "pgbouncer.ini")],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    wait_for_port("127.0.0.1", port, process, "pgbouncer")
+    return process
+
+
 def start_worker(
     env: dict[str, str], log: Path, *options: str, own_group: bool = False
 ) -> subprocess.Popen[bytes]:
