@@ -40,11 +40,20 @@ def test_docker_compose_config_is_valid(project: Path):
 def test_the_services_the_product_needs_with_health_checks_and_volumes():
     spec = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     services = spec["services"]
-    assert set(services) == {"db", "redis", "web", "worker", "beat", "nginx"}
-    for name in ("db", "redis", "web", "nginx", "worker"):
+    assert set(services) == {
+        "db",
+        "pgbouncer",
+        "migrate",
+        "redis",
+        "web",
+        "worker",
+        "beat",
+        "nginx",
+    }
+    for name in ("db", "pgbouncer", "redis", "web", "nginx", "worker"):
         assert "healthcheck" in services[name], name
     assert set(spec["volumes"]) == {"pgdata", "redisdata"}
-    assert "migrate" in services["web"]["command"] and "daphne" in services["web"]["command"]
+    assert "daphne" in services["web"]["command"]
     assert "worker" in services["worker"]["command"] and "beat" in services["beat"]["command"]
     # Web is scaled behind nginx: no fixed host port on it.
     assert "ports" not in services["web"]
@@ -54,6 +63,34 @@ def test_the_services_the_product_needs_with_health_checks_and_volumes():
         assert environment["DATABASE_URL"].startswith("postgres://")
         # Required, and its own: not derived from SECRET_KEY (PRODUCT.md, fair daily deals).
         assert environment["DAILY_DEAL_SECRET"].startswith("${DAILY_DEAL_SECRET:?")
+
+
+def test_web_health_is_readiness_and_the_migrations_run_first():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    # Ready means migrated too (config/health.py): worker, beat and nginx wait for it.
+    assert "/readyz" in " ".join(services["web"]["healthcheck"]["test"])
+    assert "/readyz" in " ".join(services["nginx"]["healthcheck"]["test"])
+    for name in ("worker", "beat", "nginx"):
+        assert services[name]["depends_on"]["web"]["condition"] == "service_healthy", name
+    assert services["migrate"]["command"][-2:] == ["migrate", "--noinput"]
+    assert services["web"]["depends_on"]["migrate"]["condition"] == (
+        "service_completed_successfully"
+    )
+
+
+def test_the_app_goes_through_pgbouncer_in_transaction_pooling_but_migrations_do_not():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    bouncer = services["pgbouncer"]
+    assert bouncer["image"].startswith("edoburu/pgbouncer:") and ":latest" not in bouncer["image"]
+    assert bouncer["environment"]["POOL_MODE"] == "transaction"
+    assert bouncer["environment"]["DB_HOST"] == "db"
+    port = bouncer["environment"]["LISTEN_PORT"]
+    for name in ("web", "worker", "beat"):
+        environment = services[name]["environment"]
+        assert f"@pgbouncer:{port}/" in environment["DATABASE_URL"], name
+        assert environment["PGBOUNCER"] == "1", name  # config/settings.py: what pooling needs
+    migrate = services["migrate"]["environment"]
+    assert "@db:5432/" in migrate["DATABASE_URL"] and "PGBOUNCER" not in migrate
 
 
 def test_nginx_passes_websockets_and_request_ids():
