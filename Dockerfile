@@ -7,7 +7,11 @@ RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
 # Static files are collected at build time (WhiteNoise serves them); any key will do here.
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput -v 0
-RUN useradd --system --home /app patience && chown -R patience /app
-USER patience
+# A fixed numeric user: Kubernetes' runAsNonRoot can only check a number
+# (deploy/k8s/ runs the pods as 10001).
+RUN groupadd --system --gid 10001 patience \
+    && useradd --system --uid 10001 --gid 10001 --home /app patience \
+    && chown -R patience /app
+USER 10001:10001
 EXPOSE 8000
 CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "config.asgi:application"]
