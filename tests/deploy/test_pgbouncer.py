@@ -17,6 +17,7 @@ database is one of PgBouncer's server connections, named by the
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import secrets
 import subprocess
@@ -197,3 +198,27 @@ def test_the_action_path_through_pgbouncer_in_transaction_pooling(tmp_path: Path
         for pid, application in backends:
             assert pid in servers, f"backend {pid} ({application!r}) bypassed PgBouncer"
         assert APPLICATION in {application for _, application in backends}, backends
+
+
+SHOW_DATABASE = (
+    "import json, django; django.setup(); from django.db import connection as c;"
+    "o = c.settings_dict['OPTIONS'];"
+    "print(json.dumps([c.settings_dict['DISABLE_SERVER_SIDE_CURSORS'], 'pool' in o,"
+    " c.get_connection_params()['prepare_threshold']]))"
+)
+
+
+@pytest.mark.parametrize(
+    ("flag", "expected"),
+    [("1", [True, False, None]), ("0", [False, True, None])],
+)
+def test_the_setting_turns_off_what_transaction_pooling_breaks(flag: str, expected: list) -> None:
+    """PGBOUNCER=1: no server-side cursors (the action test above cannot catch
+    one: a lone client gets the same server connection back), no pool of our
+    own, no named prepared statements; without it, the pool is back."""
+    env = server_env("postgres://postgres@127.0.0.1:6432/patience", None, PGBOUNCER=flag)
+    out = subprocess.run(
+        [sys.executable, "-c", SHOW_DATABASE],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == expected
