@@ -2,7 +2,7 @@
 started as plain processes on this machine.
 
     python -m deploy.stack [--daphnes 2] [--port 8000] [--database patience_stack]
-                           [--fresh] [--drop]                   # or: make stack
+                           [--fresh] [--drop] [--pgbouncer]     # or: make stack
 
 - **PostgreSQL**: the server at ``postgres@127.0.0.1:5432`` (started with Debian's
   ``pg_ctlcluster`` if it does not answer); the service gets a database of its own,
@@ -14,6 +14,10 @@ started as plain processes on this machine.
   consecutive ports from ``--port``, **one Celery worker** and **Celery beat**, all
   with the production settings (``config.settings``: no debug, connection pool,
   Redis for cache, sessions, channel layer and broker).
+
+``--pgbouncer``: daphnes, worker and beat reach the database through a
+``pgbouncer`` of the stack's own in transaction pooling (``PGBOUNCER=1``), as
+compose and Kubernetes run them; the migrations go straight to PostgreSQL.
 
 There is no proxy in front: each daphne is a whole server, and clients may use
 any of them (websocket groups span the processes through Redis). It runs until
@@ -335,6 +339,7 @@ class Stack:
         drop: bool = True,
         extra: dict[str, str] | None = None,
         logs: Path | None = None,
+        pgbouncer: bool = False,
     ) -> None:
         self.database = database
         self.fresh, self.drop, self.prepare = fresh, drop, prepare
@@ -354,6 +359,14 @@ class Stack:
         self.env = server_env(
             self.database_url, self.redis_url, **kept, CELERY_EAGER="0", **(extra or {})
         )
+        # ``pgbouncer``: the servers reach the database through a PgBouncer of the
+        # stack's own, as compose and Kubernetes run them; migrations go straight.
+        self.migrate_env = self.env
+        self.pgbouncer_port = free_port() if pgbouncer else None
+        if self.pgbouncer_port is not None:
+            bounced = f"postgres://postgres@127.0.0.1:{self.pgbouncer_port}/{database}"
+            self.env = {**self.env, "DATABASE_URL": bounced, "PGBOUNCER": "1"}
+        self.pgbouncer: subprocess.Popen[bytes] | None = None
         self.redis: subprocess.Popen[bytes] | None = None
         self.daphnes: list[subprocess.Popen[bytes] | None] = [None] * daphnes
         self.worker: subprocess.Popen[bytes] | None = None
@@ -370,7 +383,11 @@ class Stack:
                 create_database(self.database)
             self.created = True
             self.start_redis()
-            migrate(self.env)
+            if self.pgbouncer_port is not None:
+                self.pgbouncer = start_pgbouncer(
+                    self.pgbouncer_port, self.logs / "pgbouncer", log=self.logs / "pgbouncer.log"
+                )
+            migrate(self.migrate_env)
             if self.prepare:
                 self.manage("prepare_dailies")
             for n in range(len(self.daphnes)):
@@ -390,8 +407,9 @@ class Stack:
     def close(self) -> None:
         processes = [self.worker, self.beat, *self.daphnes]
         stop([p for p in processes if p is not None])
-        if self.redis is not None:
-            stop([self.redis])
+        for service in (self.pgbouncer, self.redis):
+            if service is not None:
+                stop([service])
         if self.created and self.drop:
             drop_database(self.database)
 
@@ -461,6 +479,8 @@ class Stack:
 
     def describe(self) -> str:
         lines = [f"PostgreSQL: {self.database_url}", f"Redis:      {self.redis_url}"]
+        if self.pgbouncer_port is not None:
+            lines.append(f"PgBouncer:  {self.env['DATABASE_URL']} (transaction pooling)")
         lines += [f"daphne {n + 1}:   http://127.0.0.1:{p}/" for n, p in enumerate(self.ports)]
         for name, process in (("worker", self.worker), ("beat", self.beat)):
             if process is not None:
@@ -480,6 +500,9 @@ def main() -> int:
     parser.add_argument("--database", default="patience_stack", help="database name")
     parser.add_argument("--fresh", action="store_true", help="drop and create the database")
     parser.add_argument("--drop", action="store_true", help="drop the database at the end")
+    parser.add_argument(
+        "--pgbouncer", action="store_true", help="the servers through a PgBouncer of its own"
+    )
     args = parser.parse_args()
     if not 1 <= args.daphnes <= 8:
         parser.error("--daphnes must be 1 to 8")
@@ -492,6 +515,7 @@ def main() -> int:
         port=args.port,
         fresh=args.fresh,
         drop=args.drop,
+        pgbouncer=args.pgbouncer,
     )
     with contextlib.suppress(KeyboardInterrupt), stack:
         print(stack.describe(), "\nCtrl-C stops them all.", flush=True)
