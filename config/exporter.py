@@ -119,9 +119,11 @@ def _forget_dead_processes(path: str) -> None:
     ``mark_process_dead`` for a daphne or pool process killed without a word.
     Their counters stay, so that sums never go backwards."""
     for name in glob.glob(os.path.join(path, "gauge_live*_*.db")):
-        pid = int(name.rsplit("_", 1)[1][: -len(".db")])
         try:
+            pid = int(name.rsplit("_", 1)[1][: -len(".db")])
             os.kill(pid, 0)
+        except ValueError:
+            continue  # not a file of prometheus-client's
         except ProcessLookupError:
             multiprocess.mark_process_dead(pid, path)
         except PermissionError:

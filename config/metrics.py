@@ -17,15 +17,21 @@ or a card can never become a label.
 
 from __future__ import annotations
 
+import functools
+import logging
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from django.conf import settings
 from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
 
 from .errors import describe_error
+
+log = logging.getLogger(__name__)
 
 disable_created_metrics()  # no ``*_created`` series: they double the output, nothing reads them
 if settings.METRICS_DIR:  # prometheus-client writes there from the first metric on
@@ -37,7 +43,7 @@ OUTCOMES = (
     "duplicate",  # a resend of an applied seq: answered again, nothing applied
     "stale",  # 409 seq_conflict: the client is behind (another tab, a lost answer)
     "refused",  # 422 by the rules, or 409 by the game's state (finished, day over)
-    "invalid",  # 400/413: not a well-formed action
+    "invalid",  # 400: not a well-formed action
     "denied",  # 401/403/404: not signed in, not your game, no such game
     "throttled",  # 429
     "unavailable",  # 503: PostgreSQL or Redis did not answer
@@ -123,6 +129,20 @@ def _outcome(status: int, code: str) -> str:
     return {429: "throttled", 503: "unavailable"}.get(status, "error")
 
 
+def _never_raises(count: Callable[..., None]) -> Callable[..., None]:
+    """A figure must never break what it counts (a full disk under the
+    multiprocess directory, say): a failure to count is a warning."""
+
+    @functools.wraps(count)
+    def counted(*args: Any, **kwargs: Any) -> None:
+        try:
+            count(*args, **kwargs)
+        except Exception:
+            log.warning("metrics: %s not counted", count.__name__, exc_info=True)
+
+    return counted
+
+
 # Children resolved once: ``labels()`` takes a lock and validates on every call.
 _COUNTED = {(t, o): ACTIONS.labels(t, o) for t in TRANSPORTS for o in OUTCOMES}
 _TIMED = {t: ACTION_SECONDS.labels(t) for t in TRANSPORTS}
@@ -160,30 +180,30 @@ class ActionMeter:
         else:
             self.answered(described[0], described[1]["error"]["code"])
 
+    @_never_raises
     def answered(self, status: int, code: object = None) -> None:
-        """Count the answer (``status``; for an error, its ``code``) and its time.
-        Never raises: a figure must not break an answer."""
-        try:
-            _TIMED[self.transport].observe(time.perf_counter() - self.started)
-            if status < 300:
-                _COUNTED[self.transport, "duplicate" if self.duplicate else "accepted"].inc()
-                return
-            reason = _reason(code)
-            _COUNTED[self.transport, _outcome(status, reason)].inc()
-            if status < 500:
-                REFUSALS.labels(self.transport, reason).inc()
-        except Exception:  # a full disk under the multiprocess directory, say
-            pass
+        """Count the answer (``status``; for an error, its ``code``) and its time."""
+        _TIMED[self.transport].observe(time.perf_counter() - self.started)
+        if status < 300:
+            _COUNTED[self.transport, "duplicate" if self.duplicate else "accepted"].inc()
+            return
+        reason = _reason(code)
+        _COUNTED[self.transport, _outcome(status, reason)].inc()
+        if status < 500:
+            REFUSALS.labels(self.transport, reason).inc()
 
 
+@_never_raises
 def socket_opened(kind: str) -> None:
     _OPEN[kind].inc()
 
 
+@_never_raises
 def socket_closed(kind: str) -> None:
     _OPEN[kind].dec()
 
 
+@_never_raises
 def channel_send_failed(group: str) -> None:
     """A broadcast to ``group`` (``game.<id>``, ``leaderboard.<date>.<variant>``)
     failed: counted by the group's kind, never its name."""
@@ -191,11 +211,13 @@ def channel_send_failed(group: str) -> None:
     CHANNEL_SEND_FAILURES.labels(kind if kind in ("game", "leaderboard") else "other").inc()
 
 
+@_never_raises
 def daily_prepared(*, variant: str, proven: bool, tried: int, seconds: float) -> None:
     DAILY_PREPARATIONS.labels(variant, "proven" if proven else "unproven").inc()
     DAILY_CANDIDATES_TRIED.labels(variant).observe(tried)
     DAILY_PREPARATION_SECONDS.labels(variant).observe(seconds)
 
 
+@_never_raises
 def daily_made_on_demand(*, variant: str) -> None:
     DAILY_PREPARATIONS.labels(variant, "on_demand").inc()
