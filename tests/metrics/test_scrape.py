@@ -394,6 +394,31 @@ def _codes(database: str) -> list[str]:
     return [code for (code,) in rows]
 
 
+def test_two_daphnes_of_one_directory_are_scraped_as_one(servers: Servers):
+    """Several daphnes in one container (``make stack`` on one host): each
+    writes its own files, a scrape of either sums them all."""
+    port = free_port()
+    log = servers.logs / "daphne2.log"
+    second = start_daphne(port, servers.env, log)
+    try:
+        wait_until_up(port, second, log)
+        before = servers.figures()
+        player = sign_up(port)
+        game = player.expect("POST", "/api/games/", {"code": CODE}, status=201)
+        player.expect(
+            "POST",
+            f"/api/games/{game['id']}/actions/",
+            {"seq": 0, "action": {"type": "move", "from": "t1", "to": "f"}},
+        )
+        for scraped in (servers.figures(), parse(servers.scrape(port))):
+            moved = value(
+                scraped, "patience_actions_total", transport="http", outcome="accepted"
+            ) - value(before, "patience_actions_total", transport="http", outcome="accepted")
+            assert moved == 1
+    finally:
+        stop([second])
+
+
 def test_a_killed_daphne_leaves_no_open_socket_behind(servers: Servers):
     """Last: it restarts the daphne. The dead process's counters stay in the sum."""
     player = sign_up(servers.port)
