@@ -299,7 +299,7 @@ def test_open_sockets_go_up_and_back_down(servers: Servers):
         return all(value(figures, "patience_websockets_open", kind=k) == 0 for k in SOCKET_KINDS)
 
     wait_for(all_closed, "the open-socket gauges back to 0")
-    # A socket refused (not signed in) is never counted open.
+    # A socket refused (not signed in: accepted, told 4401, closed) leaves no count behind.
     refused = open_socket(servers.port, f"/ws/games/{game['id']}/", None)
     close_quietly(refused)
     assert all_closed()
