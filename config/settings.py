@@ -19,6 +19,9 @@
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
 | ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 300) | 3600 |
+| ``METRICS_TOKEN`` | bearer token of ``GET /metrics`` and ``METRICS_PORT`` | unset: 404 |
+| ``METRICS_PORT`` | the Celery worker's metrics port (with the next) | none |
+| ``PROMETHEUS_MULTIPROC_DIR`` | an empty directory per container: figures summed | in-process |
 | ``FAIRPLAY_MIN_MEDIAN_MS`` | fair-play review: flag a median time between actions below | 250 |
 | ``FAIRPLAY_MIN_GAP_MS`` | flag two consecutive actions closer than this | 50 |
 | ``FAIRPLAY_SAME_ADDRESS`` | flag this many accounts playing one daily from one address | 3 |
@@ -27,6 +30,7 @@
 """
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -223,6 +227,8 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TIMEZONE = "UTC"
+# Loaded by the worker: its task runtimes and its metrics port (config/exporter.py).
+CELERY_IMPORTS = ["config.exporter"]
 CELERY_BEAT_SCHEDULE = {
     # Today's and the next two days' daily deals, proven winnable (games/dailies.py).
     # Hourly, so a failed run is retried; a day already prepared is left as it is.
@@ -241,6 +247,20 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute="*/10"),
     },
 }
+
+# Prometheus metrics (config/metrics.py, config/exporter.py; README "Metrics"). Not
+# public: ``GET /metrics`` answers only with the bearer token (404 without one set),
+# and the worker, which serves no HTTP, has a port of its own. prometheus-client
+# reads PROMETHEUS_MULTIPROC_DIR itself, at import: it is read here to check it.
+METRICS_DIR = env.get("PROMETHEUS_MULTIPROC_DIR", "")
+METRICS_TOKEN = env.get("METRICS_TOKEN", "")
+METRICS_PORT = int(env.get("METRICS_PORT", "0"))
+if METRICS_TOKEN and not re.fullmatch(r"[A-Za-z0-9._~+/=-]{16,}", METRICS_TOKEN):
+    raise ImproperlyConfigured("METRICS_TOKEN: at least 16 characters of A-Z a-z 0-9 . _ ~ + / = -")
+if METRICS_PORT and not METRICS_DIR:
+    # A prefork worker's tasks run in its pool's processes; only the files of a
+    # shared directory bring their figures to the port the main process serves.
+    raise ImproperlyConfigured("METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR (an empty directory).")
 
 # Fair-play review (games/fairplay.py, README "Fair-play review"): what flags a
 # ranked result for staff to look at. A flag removes nothing by itself.

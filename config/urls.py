@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
+from config.exporter import metrics_view
 from config.health import healthz, livez, readyz
 from games.api import (
     ActionsView,
@@ -26,6 +27,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("livez", livez, name="livez"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),  # bearer token only (config/exporter.py)
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),

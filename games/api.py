@@ -24,6 +24,7 @@ from config.api import (
     parse_date,
 )
 from config.errors import ApiError
+from config.metrics import ActionMeter
 
 from .dailies import utc_today
 from .fairplay import client_address
@@ -255,6 +256,22 @@ class GameView(APIView):
 class ActionsView(APIView):
     throttle_classes = (RateThrottle,)
     throttle_scope = "actions"
+    meter: ActionMeter
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # Started before DRF's checks: sign-in, CSRF and rate-limit refusals count too.
+        self.meter = ActionMeter("http")
+        super().initial(request, *args, **kwargs)
+
+    def finalize_response(
+        self, request: Request, response: HttpResponse, *args: Any, **kwargs: Any
+    ) -> HttpResponse:
+        if request.method == "POST" and hasattr(self, "meter"):
+            # DRF has answered any error by now, in the one shape: count it by its code.
+            body = getattr(response, "data", None)
+            error = body.get("error") if isinstance(body, dict) else None
+            self.meter.answered(response.status_code, error and error.get("code"))
+        return super().finalize_response(request, response, *args, **kwargs)
 
     @extend_schema(
         request=ActionSerializer,
@@ -267,6 +284,7 @@ class ActionsView(APIView):
         applied = attempt_apply_action(
             attempt_id=attempt_id, player=request.user, seq=seq, action=action
         )
+        self.meter.duplicate = applied.duplicate
         # The attempt object as the player sees it, encoded once in the service.
         return HttpResponse(applied.game_text, content_type="application/json")
 

@@ -18,6 +18,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
+from config import metrics
 from config.api import rate_limit
 from config.errors import ApiError, describe_error, error_body
 from games.engine import EngineError, parse_variant
@@ -49,6 +50,22 @@ CLOSE_NOT_FOUND = 4404
 
 class JsonSocket(AsyncWebsocketConsumer):
     """Shared frame handling: JSON objects in, JSON out, errors as messages."""
+
+    counted = ""
+    """The kind this socket is counted as open under (``metrics.SOCKET_KINDS``)."""
+
+    async def accept_counted(self, kind: str) -> None:
+        """Accept, counted open (before the handshake's answer: a client that
+        has its socket finds it counted)."""
+        self.counted = kind
+        metrics.socket_opened(kind)
+        await self.accept()
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        if self.counted:
+            metrics.socket_closed(self.counted)
+            self.counted = ""
+        await super().websocket_disconnect(message)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without the crossing it makes before every message
@@ -141,11 +158,13 @@ def _act(attempt_id: int, user: Any, message: dict[str, Any], origin: str) -> st
     """Apply an action frame from socket ``origin``; the ``ack``, encoded around the
     attempt object the service encoded (the ``state`` event to the game's other
     sockets carries the same)."""
-    seq, action = action_input({k: v for k, v in message.items() if k != "type"})
-    rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
-    applied = attempt_apply_action(
-        attempt_id=attempt_id, player=user, seq=seq, action=action, origin=origin
-    )
+    with metrics.ActionMeter("websocket") as meter:
+        seq, action = action_input({k: v for k, v in message.items() if k != "type"})
+        rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
+        applied = attempt_apply_action(
+            attempt_id=attempt_id, player=user, seq=seq, action=action, origin=origin
+        )
+        meter.duplicate = applied.duplicate
     duplicate = "true" if applied.duplicate else "false"
     return (
         f'{{"type":"ack","seq":{seq},"v":{applied.attempt.seq},"duplicate":{duplicate},'
@@ -179,7 +198,7 @@ class GameConsumer(JsonSocket):
             await self.refuse(CLOSE_NOT_FOUND if not_found else CLOSE_FORBIDDEN, exc)
             return
         await self.channel_layer.group_add(game_group(self.attempt_id), self.channel_name)
-        await self.accept()
+        await self.accept_counted("game" if self.is_player else "watch")
         await self.send_json(snapshot)
 
     async def disconnect(self, code: int) -> None:
@@ -228,7 +247,7 @@ class LeaderboardConsumer(JsonSocket):
             return
         self.group = leaderboard_group(day, variant)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.accept()
+        await self.accept_counted("leaderboard")
         await self.send_json({"type": "subscribed", "date": day.isoformat(), "variant": variant})
 
     async def disconnect(self, code: int) -> None:

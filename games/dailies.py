@@ -35,6 +35,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from config import metrics
 from games.engine import ALL_VARIANTS, VARIANTS, Effort, GameCode, new_game, parse_variant, solve
 from games.engine.solver import Outcome
 
@@ -158,8 +159,13 @@ def daily_deal_prepare(*, date: dt.date, variant: str, effort: Effort | None = N
     daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
     if daily is not None:
         return daily
+    started = time.perf_counter()
     choice = daily_deal_choose(date=date, variant=variant, effort=effort)
     daily = _store(date=date, variant=variant, choice=choice)
+    seconds = time.perf_counter() - started
+    metrics.daily_prepared(
+        variant=variant, proven=choice.proof is not None, tried=choice.tried, seconds=seconds
+    )
     # The log names the commitment, not the key: logs travel further than the secret.
     log.info(
         "daily deal %s %s: commitment %s, %s, %d candidate(s) tried",
@@ -192,6 +198,7 @@ def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
         return daily
     code = next(daily_candidates(date=date, variant=variant))
     log.warning("daily deal %s %s made on demand, unproven: is beat running?", date, variant)
+    metrics.daily_made_on_demand(variant=variant)
     return _store(date=date, variant=variant, choice=Choice(code, None, 0))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from config.metrics import channel_send_failed
 from games.engine import Game
 
 from .models import Attempt
@@ -57,6 +58,7 @@ def publish(group: str, message: dict[str, Any] | str, skip: str | None = None) 
         async_to_sync(layer.group_send)(group, event)
     except Exception:  # the action is committed; a lost event is healed by a snapshot
         log.warning("broadcast to %s failed", group, exc_info=True)
+        channel_send_failed(group)
 
 
 def game_changed(attempt: Attempt, game: Game) -> None:

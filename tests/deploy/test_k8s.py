@@ -268,9 +268,41 @@ def test_the_app_goes_through_pgbouncer_but_the_migrations_do_not(rendered):
                 assert env["PGBOUNCER"]["value"] == "1", where
 
 
+def test_web_and_worker_figures_are_scrapable_with_the_token_only(rendered):
+    """README, "Metrics": each pod's processes write to a memory emptyDir of its
+    own (never shared), the token comes from the Secret, and the annotations name
+    the port the figures are really served on (web's HTTP port, the worker's
+    METRICS_PORT)."""
+    for name, docs in rendered.items():
+        for component, port_name in (("web", "http"), ("worker", "metrics")):
+            workload = one(docs, "Deployment", component)
+            spec = pod_spec(workload)
+            (container,) = spec["containers"]
+            where = f"{name}: {component}"
+            env = env_of(container)
+            token = env["METRICS_TOKEN"]["valueFrom"]["secretKeyRef"]
+            assert token["key"] in secret_keys(docs, token["name"]), where
+            directory = env["PROMETHEUS_MULTIPROC_DIR"]["value"]
+            mount = [m for m in container["volumeMounts"] if m["mountPath"] == directory]
+            assert len(mount) == 1, where
+            volume = [v for v in spec["volumes"] if v["name"] == mount[0]["name"]]
+            assert volume[0]["emptyDir"] == {"medium": "Memory"}, where
+            ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+            annotations = workload["spec"]["template"]["metadata"]["annotations"]
+            assert annotations["prometheus.io/port"] == str(ports[port_name]), where
+            if component == "worker":
+                assert env["METRICS_PORT"]["value"] == str(ports["metrics"]), where
+
+
 def test_base_secrets_are_empty_and_production_takes_the_operators_file(rendered):
     base = secret_keys(rendered["base"], secret_name(rendered["base"]))
-    assert set(base) == {"SECRET_KEY", "DAILY_DEAL_SECRET", "POSTGRES_PASSWORD", "REDIS_URL"}
+    assert set(base) == {
+        "SECRET_KEY",
+        "DAILY_DEAL_SECRET",
+        "POSTGRES_PASSWORD",
+        "REDIS_URL",
+        "METRICS_TOKEN",
+    }
     assert set(base.values()) == {""}  # a process refuses to start without them
     production = secret_keys(rendered["production"], secret_name(rendered["production"]))
     example = K8S / "overlays" / "production" / "secrets.env.example"

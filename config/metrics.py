@@ -1,0 +1,223 @@
+"""What the service counts, for Prometheus (README, "Metrics"): the metric
+objects, and the meter every action goes through at its door (REST view,
+websocket consumer).
+
+Every layer that counts imports this module, so it sits under the apps with
+the web kit (``pyproject.toml``) and imports nothing of them. How the figures
+are read — the ``/metrics`` endpoint, the worker's port, the Celery queue depth
+read at scrape time — is ``config/exporter.py``.
+
+With ``PROMETHEUS_MULTIPROC_DIR`` set (production: several daphnes and a
+prefork worker), prometheus-client keeps each process's values in a file of
+that directory and a scrape sums them; unset (``make run``, the in-process
+tests), they live in this process. Label values come from bounded sets — our
+own codes, variants, task names — never from what a client sent: a deal code
+or a card can never become a label.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from django.conf import settings
+from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
+
+from .errors import describe_error
+
+log = logging.getLogger(__name__)
+
+disable_created_metrics()  # no ``*_created`` series: they double the output, nothing reads them
+if settings.METRICS_DIR:  # prometheus-client writes there from the first metric on
+    Path(settings.METRICS_DIR).mkdir(parents=True, exist_ok=True)
+
+TRANSPORTS = ("http", "websocket")
+OUTCOMES = (
+    "accepted",  # applied
+    "duplicate",  # a resend of an applied seq: answered again, nothing applied
+    "stale",  # 409 seq_conflict: the client is behind (another tab, a lost answer)
+    "refused",  # 422 by the rules, or 409 by the game's state (finished, day over)
+    "invalid",  # 400: not a well-formed action
+    "denied",  # 401/403/404: not signed in, not your game, no such game
+    "throttled",  # 429
+    "unavailable",  # 503: PostgreSQL or Redis did not answer
+    "error",  # 500: our bug
+)
+SOCKET_KINDS = ("game", "watch", "leaderboard")
+"""A game socket of its player, of a spectator; a day's leaderboard."""
+
+ACTIONS = Counter(
+    "patience_actions",
+    "Actions answered, by transport and outcome.",
+    ["transport", "outcome"],
+)
+ACTION_SECONDS = Histogram(
+    "patience_action_seconds",
+    "Server time of an action at its door: input parsed, rate limit, the service's"
+    " transaction, the answer encoded (HTTP: from DRF's checks on).",
+    ["transport"],
+    buckets=(0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 1),
+)
+REFUSALS = Counter(
+    "patience_refusals",
+    "Actions answered with an error (4xx), by the error's code: the engine's"
+    " reason (RULES.md C12) or ours.",
+    ["transport", "reason"],
+)
+WEBSOCKETS_OPEN = Gauge(
+    "patience_websockets_open",
+    "Websockets open now, by kind (game: its player; watch: a spectator; leaderboard).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
+CHANNEL_SEND_FAILURES = Counter(
+    "patience_channel_send_failures",
+    "Broadcasts the channel layer (Redis) refused; each is healed by a snapshot.",
+    ["group"],
+)
+CELERY_TASK_SECONDS = Histogram(
+    "patience_celery_task_seconds",
+    "Runtime of a Celery task, by task and final state.",
+    ["task", "state"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
+)
+DAILY_PREPARATIONS = Counter(
+    "patience_daily_preparations",
+    "Daily deals stored, by variant and result: proven (a solver's line wins it),"
+    " unproven (none found within the effort), on_demand (read before the job made it).",
+    ["variant", "result"],
+)
+DAILY_CANDIDATES_TRIED = Histogram(
+    "patience_daily_candidates_tried",
+    "Candidates a daily deal's preparation tried before one was proven (or the effort ran out).",
+    ["variant"],
+    buckets=(1, 2, 3, 5, 10, 20, 50, 100),
+)
+DAILY_PREPARATION_SECONDS = Histogram(
+    "patience_daily_preparation_seconds",
+    "Time the solver spent choosing a daily deal.",
+    ["variant"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
+)
+
+_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+def _reason(code: object) -> str:
+    """An error code as a label: ours and the engine's are short snake_case
+    words; anything else (it should not happen) is ``other``."""
+    return code if isinstance(code, str) and _CODE.fullmatch(code) else "other"
+
+
+def _outcome(status: int, code: str) -> str:
+    if status < 300:
+        return "accepted"
+    if status == 409:
+        return "stale" if code == "seq_conflict" else "refused"
+    if status == 422:
+        return "refused"
+    if status in (400, 413):
+        return "invalid"
+    if status in (401, 403, 404):
+        return "denied"
+    return {429: "throttled", 503: "unavailable"}.get(status, "error")
+
+
+def _never_raises(count: Callable[..., None]) -> Callable[..., None]:
+    """A figure must never break what it counts (a full disk under the
+    multiprocess directory, say): a failure to count is a warning."""
+
+    @functools.wraps(count)
+    def counted(*args: Any, **kwargs: Any) -> None:
+        try:
+            count(*args, **kwargs)
+        except Exception:
+            log.warning("metrics: %s not counted", count.__name__, exc_info=True)
+
+    return counted
+
+
+# Children resolved once: ``labels()`` takes a lock and validates on every call.
+_COUNTED = {(t, o): ACTIONS.labels(t, o) for t in TRANSPORTS for o in OUTCOMES}
+_TIMED = {t: ACTION_SECONDS.labels(t) for t in TRANSPORTS}
+_OPEN = {kind: WEBSOCKETS_OPEN.labels(kind) for kind in SOCKET_KINDS}
+
+
+class ActionMeter:
+    """One action at its door: times it and counts how it was answered.
+
+    The websocket consumer wraps its handler (``with ActionMeter("websocket")
+    as meter:``): an exception leaving the block is classified as its answer
+    will be. The REST view, whose exceptions DRF answers inside its dispatch,
+    calls ``answered`` with the response's status and error code instead.
+    Set ``duplicate`` when the service says the action was a resend."""
+
+    __slots__ = ("duplicate", "started", "transport")
+
+    def __init__(self, transport: str) -> None:
+        self.transport = transport
+        self.duplicate = False
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> ActionMeter:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is None:
+            self.answered(200)
+            return
+        described = describe_error(exc) if isinstance(exc, Exception) else None
+        if described is None:
+            self.answered(500, "server_error")
+        else:
+            self.answered(described[0], described[1]["error"]["code"])
+
+    @_never_raises
+    def answered(self, status: int, code: object = None) -> None:
+        """Count the answer (``status``; for an error, its ``code``) and its time."""
+        _TIMED[self.transport].observe(time.perf_counter() - self.started)
+        if status < 300:
+            _COUNTED[self.transport, "duplicate" if self.duplicate else "accepted"].inc()
+            return
+        reason = _reason(code)
+        _COUNTED[self.transport, _outcome(status, reason)].inc()
+        if status < 500:
+            REFUSALS.labels(self.transport, reason).inc()
+
+
+@_never_raises
+def socket_opened(kind: str) -> None:
+    _OPEN[kind].inc()
+
+
+@_never_raises
+def socket_closed(kind: str) -> None:
+    _OPEN[kind].dec()
+
+
+@_never_raises
+def channel_send_failed(group: str) -> None:
+    """A broadcast to ``group`` (``game.<id>``, ``leaderboard.<date>.<variant>``)
+    failed: counted by the group's kind, never its name."""
+    kind = group.partition(".")[0]
+    CHANNEL_SEND_FAILURES.labels(kind if kind in ("game", "leaderboard") else "other").inc()
+
+
+@_never_raises
+def daily_prepared(*, variant: str, proven: bool, tried: int, seconds: float) -> None:
+    DAILY_PREPARATIONS.labels(variant, "proven" if proven else "unproven").inc()
+    DAILY_CANDIDATES_TRIED.labels(variant).observe(tried)
+    DAILY_PREPARATION_SECONDS.labels(variant).observe(seconds)
+
+
+@_never_raises
+def daily_made_on_demand(*, variant: str) -> None:
+    DAILY_PREPARATIONS.labels(variant, "on_demand").inc()
