@@ -132,6 +132,18 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         # away) before it is answered 503 (config/errors.py).
         "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
     }
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The embedded default serialises writers: each transaction takes SQLite's
+    # write lock at BEGIN (IMMEDIATE) and waits up to 20 s for it. With deferred
+    # transactions two requests both read, then one's write found the lock held
+    # and answered 503 ("database is locked") however long it waited (issue 17).
+    # WAL lets readers go on while one writes (synchronous stays FULL: an
+    # acknowledged action survives a power cut too).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL",
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
