@@ -12,7 +12,8 @@
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
-| ``LOGIN_RATE``, ``REGISTER_RATE`` | per-address throttles | ``10/min``, ``20/hour`` |
+| ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
+| ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
@@ -60,6 +61,12 @@ if not DAILY_DEAL_SECRET:
     DAILY_DEAL_SECRET = "development-only-daily-secret-never-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+# The Django admin's path. Not a secret (the repository is public): off /admin/,
+# the first path every scanner tries, and its name says who it is for; what
+# guards it is its staff accounts and the login throttle it shares with the API.
+ADMIN_PATH = env.get("ADMIN_PATH", "staff").strip("/") + "/"
+if ADMIN_PATH == "/":
+    raise ImproperlyConfigured("ADMIN_PATH must not be empty: the pages live at /.")
 REDIS_URL = env.get("REDIS_URL", "")
 REDIS_DB = (urlsplit(REDIS_URL).path.strip("/") or "0") if REDIS_URL else "0"
 
