@@ -15,6 +15,7 @@
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
+| ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
@@ -81,6 +82,7 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "drf_spectacular",
+    "csp",
     "accounts",
     "games",
     "leaderboard",
@@ -93,6 +95,8 @@ MIDDLEWARE = [
     "config.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.StaticFilesMiddleware",
+    # Content-Security-Policy on every response but static files (the policy: below).
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the account's (a cookie set at sign-in and when the setting
     # changes), else the browser's Accept-Language (issue 6).
@@ -302,6 +306,8 @@ REST_FRAMEWORK = {
         # Per player, over HTTP and the websocket alike (config.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),
+        # Per address: the Content-Security-Policy reports a browser sends.
+        "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -323,6 +329,26 @@ if env_flag("HTTPS"):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(env.get("HSTS_SECONDS", str(365 * 24 * 3600)))
+# Every page runs only our own scripts and styles, from files: no inline script,
+# style element or style attribute, no event handler attribute, no eval (the
+# templates and the client are written so; tests/browser/test_csp.py checks every
+# page). 'self' covers the same origin's websockets (ws:/wss:) too. What a browser
+# blocks, it reports to config.csp.csp_report, which logs it.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "report-uri": ["/csp-report/"],
+    }
+}
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 

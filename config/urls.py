@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
 from config.api import login_throttled
+from config.csp import csp_report
 from config.health import healthz
 from games.api import (
     ActionsView,
@@ -25,6 +26,7 @@ handler500 = "config.errors.server_failure"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("csp-report/", csp_report, name="csp-report"),
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),
