@@ -17,7 +17,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from rest_framework import parsers, serializers
+from rest_framework import parsers, renderers, serializers
 from rest_framework.exceptions import ParseError, Throttled
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
@@ -36,6 +36,17 @@ class JSONParser(parsers.JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON nested too deeply.") from None
+
+
+class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
+    """DRF's browsable API (debug runs) without its ``<style>`` element of code
+    colours, which the Content-Security-Policy refuses (its style attributes are
+    allowed by hash in the settings)."""
+
+    def get_context(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context(*args, **kwargs)
+        context["code_style"] = None
+        return context
 
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]

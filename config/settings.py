@@ -28,6 +28,8 @@
 """
 
 import os
+from base64 import b64encode
+from hashlib import sha256
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -290,7 +292,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # In debug runs the API is also browsable, so a newcomer can play from a browser.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
-    + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    + (["config.api.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_PARSER_CLASSES": ["config.api.JSONParser"],
     # ASCII-only JSON out: any text a client sent (even a lone surrogate) can be echoed.
     "UNICODE_JSON": False,
@@ -349,6 +351,25 @@ CONTENT_SECURITY_POLICY = {
         "report-uri": ["/csp-report/"],
     }
 }
+if DEBUG:
+    # The browsable API (debug runs only) is DRF's templates, which carry a few
+    # style attributes: these exact ones are allowed by their hashes, nothing else.
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["style-src"] += ["'unsafe-hashes'"] + [
+        f"'sha256-{b64encode(sha256(style.encode()).digest()).decode()}'"
+        for style in (
+            "border-bottom: 0",
+            "border-bottom: 1px solid #e5e5e5",
+            "border: none",
+            "clear: both",
+            "float: right",
+            "float: right; margin-right: 10px",
+            "float:left",
+            "margin-top: 30px",
+            "margin: 0 0 20px;",
+            "width: 320px; margin-left: auto; margin-right: auto",
+            "width: 350px",
+        )
+    ]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 

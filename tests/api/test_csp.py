@@ -9,15 +9,22 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import subprocess
+import sys
+from base64 import b64encode
+from hashlib import sha256
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.test import Client as DjangoClient
 
+from deploy.stack import server_env
 from frontend import urls as frontend_urls
 from tests.conftest import assert_error, requires_redis
 
+ROOT = Path(__file__).resolve().parents[2]
 REPORT = "/csp-report/"
 A_REPORT = {
     "csp-report": {
@@ -195,3 +202,53 @@ def test_reports_are_limited_per_address(settings):
     ]
     assert [r.status_code for r in statuses] == [204, 204, 204, 429]
     assert_error(statuses[-1], 429, "throttled")
+
+
+DEBUG_PAGES = """
+import json, django
+django.setup()
+from django.test import Client
+from django.conf import settings
+pages = {}
+for path in ("/api/auth/me/", "/api/daily/", "/api-auth/login/"):
+    r = Client(HTTP_HOST="localhost").get(path, HTTP_ACCEPT="text/html")
+    pages[path] = [r.status_code, r["Content-Security-Policy"], r.content.decode()]
+print(json.dumps(pages))
+"""
+
+
+class StyleAttributes(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.values += [value or "" for name, value in attrs if name == "style"]
+
+
+def test_the_browsable_api_of_debug_runs_works_under_the_policy(tmp_path):
+    """Debug runs serve DRF's browsable API: no inline script or style element, and
+    each of its style attributes allowed by its hash (and nothing more)."""
+    env = {**server_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", None), "DEBUG": "1"}
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", DEBUG_PAGES],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pages = json.loads(done.stdout.strip().splitlines()[-1])
+    for path, (status, header, html) in pages.items():
+        assert status == 200 and "<html" in html, path
+        style_src = next(p.split()[1:] for p in header.split(";") if p.split()[0] == "style-src")
+        assert "'unsafe-inline'" not in style_src
+        assert [p for p in inline_parts(html) if "style=" not in p] == [], path
+        finder = StyleAttributes()
+        finder.feed(html)
+        for value in finder.values:
+            digest = b64encode(sha256(value.encode()).digest()).decode()
+            assert f"'sha256-{digest}'" in style_src, (path, value)
