@@ -4,15 +4,25 @@ from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
 
+from .names import username_skeleton
+
 
 class CaseInsensitiveUserManager(UserManager["User"]):
     def get_by_natural_key(self, username: Any) -> "User":
         # Signing in as "Alice" finds "alice": names are unique whatever their case.
         return self.get(username__iexact=username)
 
+    def _create_user_object(self, username: Any, email: Any, password: Any, **extra: Any) -> "User":
+        # Every way an account is made (sign-up, createsuperuser, tests) stores what
+        # its name looks like, so no later name can be confusable with it.
+        user: User = super()._create_user_object(username, email, password, **extra)
+        user.username_skeleton = username_skeleton(user.username)
+        return user
+
 
 class User(AbstractUser):
-    """A player. Usernames are unique whatever their case. The settings of the
+    """A player. Usernames are unique whatever their case, and whatever they look
+    like (``username_skeleton``, accounts/names.py). The settings of the
     client are stored with the account, so they follow the player."""
 
     class Language(models.TextChoices):
@@ -46,6 +56,11 @@ class User(AbstractUser):
     deck = models.CharField(max_length=8, choices=Deck.choices, default=Deck.TWO)
     sounds = models.BooleanField(default=False, help_text="play sounds for moves")
     motion = models.CharField(max_length=8, choices=Motion.choices, blank=True, default="")
+
+    # What the name looks like (accounts/names.py): unique, so of two confusable
+    # sign-ups at once only one is stored. Null only for an account older than the
+    # column whose name was already confusable with an older one's (0005).
+    username_skeleton = models.TextField(null=True, blank=True, unique=True, editable=False)
 
     objects = CaseInsensitiveUserManager()  # type: ignore[misc]
 

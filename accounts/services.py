@@ -1,4 +1,6 @@
-"""Accounts: sign-up with Django's password validators and case-insensitive names."""
+"""Accounts: sign-up with Django's password validators, and names unique whatever
+their case and whatever they look like (a confusable name is refused, naming the
+player it looks like: accounts/names.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from django.db import IntegrityError, transaction
 from config.errors import ApiError
 
 from .models import User
+from .names import username_skeleton
 
 USERNAME_MIN = 3
 USERNAME_MAX = 30
@@ -28,6 +31,8 @@ def user_register(*, username: str, password: str) -> User:
         ) from None
     if User.objects.filter(username__iexact=username).exists():
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.")
+    skeleton = username_skeleton(username)
+    refuse_lookalike(username, skeleton)
     candidate = User(username=username)
     try:
         password_validation.validate_password(password, user=candidate)
@@ -36,8 +41,26 @@ def user_register(*, username: str, password: str) -> User:
     try:
         with transaction.atomic():
             return User.objects.create_user(username=username, password=password)
-    except IntegrityError:  # a concurrent sign-up took the name (case-insensitive constraint)
+    except IntegrityError:
+        # A concurrent sign-up took the name (the case-insensitive constraint) or
+        # one that looks like it (the unique skeleton): say which.
+        refuse_lookalike(username, skeleton)
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None
+
+
+def refuse_lookalike(username: str, skeleton: str) -> None:
+    """400 ``username_confusable`` naming the existing player whose name looks
+    like ``username`` (not merely the same name in another case: that is taken)."""
+    existing = User.objects.filter(username_skeleton=skeleton).values_list("username", flat=True)
+    for other in existing:
+        if other.lower() != username.lower():
+            raise ApiError(
+                400,
+                "username_confusable",
+                f"{username!r} looks like the existing player \u201c{other}\u201d: "
+                "choose another name.",
+                params={"existing": other},
+            )
 
 
 SETTINGS = (

@@ -7,20 +7,23 @@ coerced (``"2"`` is not 2, ``true`` is not 1), and unknown fields are refused.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import cache
-from rest_framework import parsers, serializers
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from rest_framework import parsers, renderers, serializers
 from rest_framework.exceptions import ParseError, Throttled
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from config.errors import ApiError, unavailable
+from config.errors import ApiError, describe_error, unavailable
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +36,17 @@ class JSONParser(parsers.JSONParser):
             return super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise ParseError("JSON nested too deeply.") from None
+
+
+class BrowsableAPIRenderer(renderers.BrowsableAPIRenderer):
+    """DRF's browsable API (debug runs) without its ``<style>`` element of code
+    colours, which the Content-Security-Policy refuses (its style attributes are
+    allowed by hash in the settings)."""
+
+    def get_context(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context(*args, **kwargs)
+        context["code_style"] = None
+        return context
 
 
 class StrictSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -165,11 +179,36 @@ class RateThrottle(BaseThrottle):
         if scope in self.per_player and user is not None and user.is_authenticated:
             ident: object = f"user-{user.pk}"
         else:
-            ident = self.get_ident(request)
+            ident = client_address(request)
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return True
         rate_limit(scope, ident)
         return True
+
+
+def client_address(request: HttpRequest | Request) -> str:
+    """The client's address as every per-address limit counts it: the peer, or
+    the ``NUM_PROXIES``-th address from the right of X-Forwarded-For."""
+    return str(BaseThrottle().get_ident(request))
+
+
+def login_throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """``view``, a sign-in form outside the API (the admin's), counted against the
+    API login's own budget: the same scope, the same address key, so wrong
+    passwords sent to either door add up and neither is a way round the other.
+    Over the limit: 429 in the one error shape, with ``Retry-After``."""
+
+    @functools.wraps(view)
+    def counted(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method == "POST":
+            try:
+                rate_limit("login", client_address(request))
+            except Throttled as exc:
+                status, body, headers = describe_error(exc) or (429, {}, {})
+                return JsonResponse(body, status=status, headers=headers)
+        return view(request, *args, **kwargs)
+
+    return counted
 
 
 _MONTH = re.compile(r"(\d{4})-(\d{2})")

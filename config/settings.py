@@ -13,8 +13,10 @@
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
-| ``LOGIN_RATE``, ``REGISTER_RATE`` | per-address throttles | ``10/min``, ``20/hour`` |
+| ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
+| ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
+| ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
@@ -31,6 +33,8 @@
 
 import os
 import re
+from base64 import b64encode
+from hashlib import sha256
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -65,6 +69,12 @@ if not DAILY_DEAL_SECRET:
     DAILY_DEAL_SECRET = "development-only-daily-secret-never-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+# The Django admin's path. Not a secret (the repository is public): off /admin/,
+# the first path every scanner tries, and its name says who it is for; what
+# guards it is its staff accounts and the login throttle it shares with the API.
+ADMIN_PATH = env.get("ADMIN_PATH", "staff").strip("/") + "/"
+if ADMIN_PATH == "/":
+    raise ImproperlyConfigured("ADMIN_PATH must not be empty: the pages live at /.")
 REDIS_URL = env.get("REDIS_URL", "")
 REDIS_DB = (urlsplit(REDIS_URL).path.strip("/") or "0") if REDIS_URL else "0"
 
@@ -79,6 +89,7 @@ INSTALLED_APPS = [
     "channels",
     "rest_framework",
     "drf_spectacular",
+    "csp",
     "accounts",
     "games",
     "leaderboard",
@@ -91,6 +102,8 @@ MIDDLEWARE = [
     "config.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.StaticFilesMiddleware",
+    # Content-Security-Policy on every response but static files (the policy: below).
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The language: the account's (a cookie set at sign-in and when the setting
     # changes), else the browser's Accept-Language (issue 6).
@@ -147,6 +160,18 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
         del DATABASES["default"]["OPTIONS"]["pool"]
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # The embedded default serialises writers: each transaction takes SQLite's
+    # write lock at BEGIN (IMMEDIATE) and waits up to 20 s for it. With deferred
+    # transactions two requests both read, then one's write found the lock held
+    # and answered 503 ("database is locked") however long it waited (issue 17).
+    # WAL lets readers go on while one writes (synchronous stays FULL: an
+    # acknowledged action survives a power cut too).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL",
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -298,7 +323,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # In debug runs the API is also browsable, so a newcomer can play from a browser.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
-    + (["rest_framework.renderers.BrowsableAPIRenderer"] if DEBUG else []),
+    + (["config.api.BrowsableAPIRenderer"] if DEBUG else []),
     "DEFAULT_PARSER_CLASSES": ["config.api.JSONParser"],
     # ASCII-only JSON out: any text a client sent (even a lone surrogate) can be echoed.
     "UNICODE_JSON": False,
@@ -314,6 +339,8 @@ REST_FRAMEWORK = {
         # Per player, over HTTP and the websocket alike (config.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),
+        # Per address: the Content-Security-Policy reports a browser sends.
+        "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -335,6 +362,45 @@ if env_flag("HTTPS"):
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(env.get("HSTS_SECONDS", str(365 * 24 * 3600)))
+# Every page runs only our own scripts and styles, from files: no inline script,
+# style element or style attribute, no event handler attribute, no eval (the
+# templates and the client are written so; tests/browser/test_csp.py checks every
+# page). 'self' covers the same origin's websockets (ws:/wss:) too. What a browser
+# blocks, it reports to config.csp.csp_report, which logs it.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "report-uri": ["/csp-report/"],
+    }
+}
+if DEBUG:
+    # The browsable API (debug runs only) is DRF's templates, which carry a few
+    # style attributes: these exact ones are allowed by their hashes, nothing else.
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["style-src"] += ["'unsafe-hashes'"] + [
+        f"'sha256-{b64encode(sha256(style.encode()).digest()).decode()}'"
+        for style in (
+            "border-bottom: 0",
+            "border-bottom: 1px solid #e5e5e5",
+            "border: none",
+            "clear: both",
+            "float: right",
+            "float: right; margin-right: 10px",
+            "float:left",
+            "margin-top: 30px",
+            "margin: 0 0 20px;",
+            "width: 320px; margin-left: auto; margin-right: auto",
+            "width: 350px",
+        )
+    ]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 

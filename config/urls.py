@@ -6,6 +6,8 @@ from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
+from config.api import login_throttled
+from config.csp import csp_report
 from config.exporter import metrics_view
 from config.health import healthz, livez, readyz
 from games.api import (
@@ -28,6 +30,7 @@ urlpatterns = [
     path("livez", livez, name="livez"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),  # bearer token only (config/exporter.py)
+    path("csp-report/", csp_report, name="csp-report"),
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),
@@ -52,7 +55,9 @@ urlpatterns = [
     ),
     path("api/calendar/", CalendarView.as_view(), name="calendar"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("admin/", admin.site.urls),
+    # The admin at ADMIN_PATH; its sign-in form shares the API login's throttle.
+    path(f"{settings.ADMIN_PATH}login/", login_throttled(admin.site.login)),
+    path(settings.ADMIN_PATH, admin.site.urls),
     # The client's strings in the player's language, and switching it (issue 6).
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib.auth.models import Permission
 from django.test import Client as DjangoClient
 
@@ -353,7 +354,8 @@ def admin_client(staff: User) -> DjangoClient:
     return client
 
 
-CHANGELIST = "/admin/games/review/"
+ADMIN = f"/{settings.ADMIN_PATH}"
+CHANGELIST = f"{ADMIN}games/review/"
 
 
 @db
@@ -374,7 +376,7 @@ def test_the_admin_review_queue_disqualifies_with_a_reason_and_clears(make_playe
     text = page.content.decode()
     assert flagged_player.username in text and fine_player.username not in text
     assert "the daily&#x27;s own day" in text or "the daily's own day" in text
-    assert f"/admin/games/attempt/{flagged_id}/change/" in text
+    assert f"{ADMIN}games/attempt/{flagged_id}/change/" in text
     detail = admin.get(f"{CHANGELIST}{flagged.pk}/change/").content.decode()
     assert f"/replay/{flagged_id}/" in detail and "joined_same_day" in detail
 
@@ -426,7 +428,7 @@ def test_the_admin_review_queue_disqualifies_with_a_reason_and_clears(make_playe
     refused = stranger.post(
         CHANGELIST, {"action": "clear", "_selected_action": [flagged.pk], "index": "0"}
     )
-    assert refused.status_code == 302 and "/admin/login/" in refused["Location"]
+    assert refused.status_code == 302 and f"{ADMIN}login/" in refused["Location"]
     assert review_of(flagged_id).decision == "disqualified"
 
 

@@ -29,7 +29,7 @@
 // keys.js (input, mixed in below), motion.js (cards glide to their new places),
 // sound.js (optional clicks, when settings.sounds is true).
 
-import { cardHtml, cardName, pileKind, pileName, spotSuit, suitName, SUIT_SYMBOL } from "./cards.js";
+import { cardHtml, cardName, pileKind, pileName, placeCards, spotSuit, suitName, SUIT_SYMBOL } from "./cards.js";
 import { announce, fmt } from "./i18n.js";
 import { KeyboardInput } from "./keys.js";
 import { computeLayout, pileRows } from "./layout.js";
@@ -193,12 +193,13 @@ export class Board {
       );
     }
     const markerTop = offsets && cards.length ? offsets[cards.length - 1] : 0;
-    parts.push(`<div class="marker" aria-hidden="true" style="top:${markerTop}px"></div>`);
+    parts.push(`<div class="marker" aria-hidden="true" data-top="${markerTop}"></div>`);
     el.style.setProperty("--stack-h", `${markerTop + this.metrics.ch}px`); // the focus ring's height
     const html = parts.join("");
     // Unchanged piles keep their elements: no flicker, and a card being grabbed stays put.
     if (this.pileHtml[id] !== html) {
       el.innerHTML = html;
+      placeCards(el);
       this.pileHtml[id] = html;
     }
     el.classList.toggle("empty", cards.length === 0);

@@ -88,12 +88,14 @@ export function pileName(pile) {
 const FACE_LETTER = { 11: "J", 12: "Q", 13: "K" };
 
 /** The HTML of one card. ``hidden``: drawn as a back (a face-down card, or a
- *  stock card). ``revealed``: a face-down card shown to a replay viewer. */
+ *  stock card). ``revealed``: a face-down card shown to a replay viewer. Its
+ *  place is in ``data-top``/``data-z``, set as styles by ``placeCards``: the
+ *  Content-Security-Policy refuses ``style`` attributes in HTML. */
 export function cardHtml(text, { index, top = 0, hidden = false, revealed = false, z = 0 } = {}) {
-  const style = `top:${top}px;z-index:${z}`;
+  const style = `data-top="${top}" data-z="${z}"`;
   const card = parseCard(text);
   if (!card || (hidden && !revealed)) {
-    return `<div class="card back" data-card="down" data-index="${index}" role="img" aria-label="${gettext("face-down card")}" style="${style}"></div>`;
+    return `<div class="card back" data-card="down" data-index="${index}" role="img" aria-label="${gettext("face-down card")}" ${style}></div>`;
   }
   const face = FACE_LETTER[card.rank];
   const centre = face
@@ -102,8 +104,17 @@ export function cardHtml(text, { index, top = 0, hidden = false, revealed = fals
   // suit-S/H/D/C: the four-colour deck (theme.css) colours diamonds and clubs apart.
   const classes = `card face ${card.red ? "red" : "black"} suit-${card.suit}${revealed && hidden ? " revealed" : ""}`;
   return (
-    `<div class="${classes}" data-card="${text}" data-index="${index}" role="img" aria-label="${cardName(text)}" style="${style}">` +
+    `<div class="${classes}" data-card="${text}" data-index="${index}" role="img" aria-label="${cardName(text)}" ${style}>` +
     `<span class="c-rank">${card.rankText}</span><span class="c-suit">${card.symbol}</span>${centre}` +
     `<span class="c-corner">${card.rankText}${card.symbol}</span></div>`
   );
+}
+
+/** Under ``root``, each element drawn with ``data-top`` (and ``data-z``) moved
+ *  there through the CSS object model, which the policy allows. */
+export function placeCards(root) {
+  for (const el of root.querySelectorAll("[data-top]")) {
+    el.style.top = `${el.dataset.top}px`;
+    if (el.dataset.z) el.style.zIndex = el.dataset.z;
+  }
 }

@@ -81,6 +81,7 @@ const SERVICE = {
   not_authenticated: () => gettext("Sign in first."),
   bad_credentials: () => gettext("That username and password do not match."),
   username_taken: () => gettext("That username is taken."),
+  username_confusable: () => gettext("That username looks like the existing player “%(existing)s”: choose another."),
   bad_username: () => gettext("A username has 3 to 30 characters: letters, digits and @ . + - _ only."),
   spoiler: () =>
     gettext(
@@ -127,6 +128,7 @@ function fields(p) {
     top: p.top ? cardName(p.top) : gettext("an empty column"),
     spot_suit: p.spot_suit ? suitName(p.spot_suit) : "",
     need: needed(p),
+    existing: p.existing ?? "",
   };
 }
 
