@@ -173,29 +173,32 @@ def measure(played: dict[int, tuple[str, str, int]], players: int) -> None:
         f"{per_attempt:.0f} B with indexes"
     )
     print("  variant  kind    games  actions: mean  median  max   log bytes (mean)")
-    mean_daily = []
+    means: dict[str, list[float]] = {"won": [], "random": []}
     for variant in sorted({v for v, _, _ in played.values()}):
         for kind in ("won", "random"):
             counts = [n for v, k, n in played.values() if v == variant and k == kind]
-            mean = statistics.mean(counts)
-            median = statistics.median(counts)
+            mean, median = statistics.mean(counts), statistics.median(counts)
+            means[kind].append(mean)
             print(
                 f"  {variant:8} {kind:7} {len(counts):5}  {mean:13.1f}  {median:6.0f}"
                 f"  {max(counts):4}   {mean * per_action:10.0f}"
             )
-        mean_daily.append(statistics.mean(n for v, _, n in played.values() if v == variant))
-    actions_day = players * sum(mean_daily)  # each player one game of each variant
-    log_day = actions_day * per_action
-    attempts_day = players * len(mean_daily) * per_attempt
+    games_day = players * len(means["won"])  # each player one game of each variant
     print(
-        f"\nat {players:,} players a day, each playing the {len(mean_daily)} dailies "
-        f"(the mean of won and random games above):"
+        f"\nat {players:,} players a day, each playing the {len(means['won'])} dailies"
+        f" ({games_day:,} games; attempt rows {games_day * per_attempt / 1e9:.1f} GB a day):"
     )
-    print(f"  actions a day {actions_day:,.0f}")
-    for name, days in (("day", 1), ("month", 30.44), ("year", 365.25)):
+    print("  games like         actions a day   log a day   a month    a year")
+    for label, kinds in (("the won ones", ["won"]), ("won and random", ["won", "random"])):
+        # A player's day: one game of each variant, each the mean of ``kinds``.
+        per_player = sum(
+            statistics.mean(means[k][i] for k in kinds) for i in range(len(means["won"]))
+        )
+        actions_day = players * per_player
+        day = actions_day * per_action / 1e9
         print(
-            f"  per {name:5}  action log {log_day * days / 1e9:9.1f} GB   "
-            f"attempt rows {attempts_day * days / 1e9:8.1f} GB"
+            f"  {label:16} {actions_day:15,.0f}   {day:6.1f} GB  {day * 30.44:6.0f} GB"
+            f"  {day * 365.25 / 1000:5.2f} TB"
         )
 
 
