@@ -22,6 +22,7 @@ migration that partitions the table uses it too.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 from typing import Any
 
@@ -32,6 +33,8 @@ DEFAULT = f"{TABLE}_default"
 AHEAD = 3
 """Months made ahead of the current one: beat runs daily, so three months of
 outage pass before a row meets a month without its partition."""
+
+log = logging.getLogger(__name__)
 
 _NAME = re.compile(rf"^{TABLE}_y(\d{{4}})m(\d{{2}})$")
 
@@ -110,6 +113,11 @@ def ensure(connection: Any, *, today: dt.date | None = None) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT DISTINCT date_trunc('month', month)::date FROM {DEFAULT}")
         stray = {month for (month,) in cursor.fetchall()}
+    if stray:
+        # Months went by without this job or a migrate: rows waited in DEFAULT.
+        log.warning(
+            "action log: rows of %s in %s: moved", ", ".join(map(str, sorted(stray))), DEFAULT
+        )
     created = []
     for month in sorted(wanted | stray):
         with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
