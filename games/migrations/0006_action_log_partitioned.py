@@ -95,6 +95,8 @@ def _partition_postgres(schema_editor):
         f"INSERT INTO {TABLE}_new (month, {COLUMNS})"
         f" SELECT {start}, x.attempt_id, x.seq, x.sent, x.action, x.ms, x.score, x.moves"
         f" FROM {TABLE} x JOIN games_attempt a ON a.id = x.attempt_id"
+        # A game's rows together: a past game's replay reads a few pages, not one a row.
+        " ORDER BY x.attempt_id, x.seq"
     )
     run(f"DROP TABLE {TABLE}")
     run(f"ALTER TABLE {TABLE}_new RENAME TO {TABLE}")
