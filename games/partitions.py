@@ -134,9 +134,13 @@ def ensure(connection: Any, *, today: dt.date | None = None) -> list[str]:
 def detach(connection: Any, *, before: dt.date, drop: bool = False) -> list[str]:
     """Take every month's partition older than ``before``'s month out of the log
     (a plain table then, to dump to cold storage), or with ``drop`` remove it.
-    Returns the partitions detached."""
+    Run it in a transaction. Returns the partitions detached."""
     old = [m for m in months(connection) if m < before.replace(day=1)]
     with connection.cursor() as cursor:
+        # Detaching locks the whole log for an instant (ACCESS EXCLUSIVE; the
+        # CONCURRENTLY form is refused beside a DEFAULT partition): give up
+        # rather than hold every action queued behind a long query.
+        cursor.execute("SET LOCAL lock_timeout = '5s'")
         for month in old:
             name = partition_name(month)
             cursor.execute(f"ALTER TABLE {TABLE} DETACH PARTITION {name}")
