@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,10 @@ bench-cost: $(VENV)/.installed
 
 bench-solver: $(VENV)/.installed
 	$(PY) bench/solver.py
+
+## bench-log: bytes per action, per game and per day of the action log (PostgreSQL)
+bench-log: $(VENV)/.installed
+	$(PY) bench/action_log_size.py
 
 ## messages: refresh the translation catalogs (locale/) from the code, then compile them
 LANGS := -l id -l bg -l tr

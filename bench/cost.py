@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import datetime as dt
 import json
 import os
 import platform
@@ -333,8 +334,8 @@ LOCK = (
     " FROM games_attempt WHERE id = %s FOR UPDATE"
 )
 LOG = (
-    "INSERT INTO games_action (attempt_id, seq, sent, action, ms, score, moves)"
-    " VALUES (%s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)"
+    "INSERT INTO games_action (attempt_id, seq, month, sent, action, ms, score, moves)"
+    " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s, %s)"
 )
 SAVE = (
     "UPDATE games_attempt SET state = %s::jsonb, seq = %s, score = %s, moves = %s,"
@@ -376,8 +377,11 @@ def floor_transaction(url: str, attempt_id: int, writes: list[Write]) -> tuple[f
         def run(batch: list[Write]) -> None:
             nonlocal seq
             for sent, action, ms, score, moves, state in batch:
-                conn.execute(LOCK, (attempt_id,)).fetchone()
-                conn.execute(LOG, (attempt_id, seq, sent, action, ms, score, moves))
+                locked = conn.execute(LOCK, (attempt_id,)).fetchone()
+                assert locked
+                # The partition key, as the service writes it: the attempt's start month.
+                month = locked[6].astimezone(dt.UTC).date().replace(day=1)
+                conn.execute(LOG, (attempt_id, seq, month, sent, action, ms, score, moves))
                 conn.execute(SAVE, (state, seq + 1, score, moves, attempt_id))
                 conn.commit()
                 seq += 1

@@ -271,6 +271,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.verify_pending_attempts",
         "schedule": crontab(minute="*/10"),
     },
+    # The action log's monthly partitions, this month's and 3 ahead (games/partitions.py);
+    # daily, so months of beat being down pass before a month has none.
+    "ensure-action-partitions": {
+        "task": "games.tasks.ensure_action_partitions",
+        "schedule": crontab(hour=0, minute=5),
+    },
 }
 
 # Prometheus metrics (config/metrics.py, config/exporter.py; README "Metrics"). Not

@@ -298,7 +298,8 @@ class ResignView(APIView):
 
 class ReplayView(APIView):
     @extend_schema(
-        responses={200: ReplaySerializer, **ERRORS},
+        # 410 archived: the game's month of the action log went to cold storage.
+        responses={200: ReplaySerializer, **ERRORS, 410: ERROR},
         parameters=[
             OpenApiParameter(
                 "positions",

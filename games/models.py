@@ -128,11 +128,29 @@ class Attempt(models.Model):
         return self.status != self.Status.PLAYING
 
 
-class Action(models.Model):
-    """One accepted action, in the order accepted; ``seq`` counts from 0."""
+def log_month(started_at: dt.datetime) -> dt.date:
+    """The first day of the UTC month ``started_at`` falls in: the month of an
+    attempt's start, which every row of its action log carries as the log's
+    partition key (``games/partitions.py``, README "The action log")."""
+    return started_at.astimezone(dt.UTC).date().replace(day=1)
 
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="actions")
+
+class Action(models.Model):
+    """One accepted action, in the order accepted; ``seq`` counts from 0.
+
+    The key is (attempt, seq, month). ``month`` is a function of the attempt
+    (``log_month`` of its start, which nothing changes), so the key is exactly
+    as strong as (attempt, seq) — no ``seq`` is ever stored twice — while on
+    PostgreSQL it also names the monthly partition the row lives in, as a
+    partitioned table's key must (README "The action log")."""
+
+    pk = models.CompositePrimaryKey("attempt_id", "seq", "month")
+    # No index of its own: the key's index starts with it.
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="actions", db_index=False
+    )
     seq = models.PositiveIntegerField()
+    month = models.DateField(help_text="the UTC month the attempt started: the partition key")
     sent = models.JSONField(help_text="the action as the player sent it (normalised)")
     action = models.JSONField(help_text="the resolved action the engine recorded")
     ms = models.PositiveBigIntegerField(help_text="server time since the attempt started")
@@ -140,7 +158,6 @@ class Action(models.Model):
     moves = models.PositiveIntegerField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["attempt", "seq"], name="action_seq")]
         ordering = ["attempt", "seq"]
 
     def __str__(self) -> str:

@@ -175,6 +175,10 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
     if not attempt.finished:
         raise ApiError(409, "not_finished", "A replay is available once the game is over.")
     log = list(Action.objects.filter(attempt=attempt).order_by("seq"))
+    if len(log) != attempt.seq:
+        # Its month's partition was taken out of the log for cold storage
+        # (README "The action log", retention): say so, not a replay that lies.
+        raise ApiError(410, "archived", "This game's moves are archived: its replay is gone.")
     deal = state_json(new_game(attempt.deal.code), daily=attempt.daily, full=True)
     data = {
         "id": attempt.pk,

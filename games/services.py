@@ -37,7 +37,7 @@ from games.engine.solver import Outcome
 from . import realtime, signals
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
 from .errors import Conflict, Forbidden, Invalid, NotFound
-from .models import Action, Attempt, DailyDeal, Deal
+from .models import Action, Attempt, DailyDeal, Deal, log_month
 from .selectors import attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
@@ -217,8 +217,8 @@ _LOCK_SQL = (
 )
 _STATE_SQL = f"SELECT state FROM {_A} WHERE id = %s"
 _LOG_SQL = (
-    f"INSERT INTO {Action._meta.db_table} (attempt_id, seq, sent, action, ms, score, moves)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+    f"INSERT INTO {Action._meta.db_table} (attempt_id, seq, month, sent, action, ms, score, moves)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
 )
 _WRITE_SQL = (
     f"UPDATE {_A} SET state = %s, seq = %s, score = %s, moves = %s, won = %s, status = %s,"
@@ -345,6 +345,8 @@ def attempt_apply_action(
                 [
                     attempt.pk,
                     seq,
+                    # The partition key: a function of the attempt (games/partitions.py).
+                    ops.adapt_datefield_value(log_month(attempt.started_at)),
                     adapt_json(sent, None),
                     adapt_json(resolved.to_json(), None),
                     attempt.ms_since_start(now),

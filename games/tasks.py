@@ -12,11 +12,11 @@ from typing import Any
 
 from celery import Task, shared_task
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
-from . import dailies, fairplay, services, signals
+from . import dailies, fairplay, partitions, services, signals
 from .models import Attempt
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,17 @@ def verify_pending_attempts() -> int:
 @shared_task
 def close_stale_attempts() -> int:
     return services.attempts_close_stale()
+
+
+@shared_task
+def ensure_action_partitions() -> list[str]:
+    """This month's and the next ``partitions.AHEAD`` months' partitions of the
+    action log, and a partition for any month whose rows went to DEFAULT.
+    Returns the partitions created (none on SQLite, or when all exist)."""
+    created = partitions.ensure(connection)
+    if created:
+        log.info("action log partitions created: %s", ", ".join(created))
+    return created
 
 
 @shared_task

@@ -78,6 +78,7 @@ const SERVICE = {
   finished: () => gettext("This game is over."),
   day_over: () => gettext("The day (UTC) of this daily deal is over; the game is closed."),
   not_finished: () => gettext("A replay is available once the game is over."),
+  archived: () => gettext("This game's moves are archived: its replay is gone."),
   not_authenticated: () => gettext("Sign in first."),
   bad_credentials: () => gettext("That username and password do not match."),
   username_taken: () => gettext("That username is taken."),
