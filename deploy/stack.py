@@ -202,7 +202,11 @@ def start_redis(
     ]  # fmt: skip
     with open(log or os.devnull, "ab") as out:
         process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    wait_for_port("127.0.0.1", port, process, "redis-server")
+    try:
+        wait_for_port("127.0.0.1", port, process, "redis-server")
+    except BaseException:  # Ctrl-C or no answer: leave no redis-server behind
+        kill(process)
+        raise
     return process
 
 
