@@ -19,7 +19,8 @@ run: $(VENV)/.installed
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 ## stack: the production process set without Docker (PostgreSQL, Redis, 2 daphnes on
-## :$(PORT) and the next port, a Celery worker, beat) until Ctrl-C; see deploy/stack.py
+## :$(PORT) and the next port, a Celery worker, beat) until Ctrl-C, starting again a
+## process that dies (as compose's restart: unless-stopped); see deploy/stack.py
 stack: $(VENV)/.installed
 	$(PY) -m deploy.stack --port $(PORT)
 

@@ -2,10 +2,13 @@
 
     python bench/api.py [--actions N]        # or: make bench-api
 
-It builds the production shape on this machine: a fresh PostgreSQL database
-(``patience_bench`` on postgres@127.0.0.1:5432, dropped first if it exists),
-Redis db 14 when one answers on 127.0.0.1:6379, ``manage.py migrate`` and a real
-daphne on a free port. One client on one keep-alive connection (cookies and the
+It builds the production shape on this machine with nothing to set up: a fresh
+PostgreSQL database of its own (``patience_bench_<pid>`` on
+postgres@127.0.0.1:5432, whose cluster is started if it does not answer, as
+``make stack`` does), a ``redis-server`` of its own on a free port (none, the
+in-process cache, where Redis is not installed), ``manage.py migrate`` and a
+real daphne on a free port — so two runs at once, or a run beside the tests,
+share nothing. One client on one keep-alive connection (cookies and the
 ``X-CSRFToken`` header: ``deploy/client.py``) signs up, starts practice games
 (``{"random": variant}`` over the four variants in turn) and applies N legal
 actions chosen from the attempt's ``view.targets`` (plus ``stock`` in Easy Harp,
@@ -15,7 +18,8 @@ won, stuck or long is replaced by a new one.
 For each action it records the client's round trip and the server's own time
 from the ``Server-Timing: app;dur=<ms>`` header, then prints p50/p90/p99/max of
 both, actions per second and the targets (server time p50 ≤ 5 ms, p99 ≤ 20 ms).
-Daphne is stopped and the database dropped at the end, even on error.
+Daphne and Redis are stopped and the database dropped at the end, even on error or
+Ctrl-C.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import platform
 import random
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -36,11 +41,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
 from deploy.client import Client
-from deploy.stack import answers, one_daphne, postgres_version, server_env
+from deploy.stack import (
+    ensure_postgres,
+    free_port,
+    one_daphne,
+    postgres_version,
+    server_env,
+    start_redis,
+    stop,
+)
 from games.engine import ALL_VARIANTS as VARIANTS  # the games' declarations
 
-DB_NAME = "patience_bench"
-REDIS_URL = "redis://127.0.0.1:6379/14"
+DB_NAME = f"patience_bench_{os.getpid()}"
 TARGETS_MS = {"p50": 5.0, "p99": 20.0}
 """Server time per action: median ≤ 5 ms, 99th percentile ≤ 20 ms (PRODUCT.md)."""
 DEADLINE_S = 240
@@ -137,7 +149,7 @@ def report(result: dict[str, Any], *, pg_version: str, redis: bool, requested: i
     print(f"machine : {platform.platform()}, {os.cpu_count()} CPUs, {platform.machine()}")
     print(f"python  : {platform.python_implementation()} {platform.python_version()}")
     print(f"postgres: {pg_version.split(',', maxsplit=1)[0]}")
-    print(f"redis   : {'db 14 on 127.0.0.1:6379' if redis else 'none (in-process cache)'}")
+    print(f"redis   : {'a redis-server of its own' if redis else 'none (in-process cache)'}")
     print("server  : daphne, 1 process; client: http.client, 1 keep-alive connection")
     outcomes = ", ".join(f"{k} {v}" for k, v in result["outcomes"].items())
     print(f"actions : {done} of {requested} in {result['games']} games ({outcomes})")
@@ -176,22 +188,27 @@ def main() -> int:
     deadline = time.perf_counter() + DEADLINE_S
     # A plain SIGTERM would skip the clean-up below; make it an exception instead.
     signal.signal(signal.SIGTERM, _terminated)
-    redis = answers("127.0.0.1", 6379)
+    ensure_postgres()
+    redis = shutil.which("redis-server") is not None
+    redis_port = free_port()
     env = server_env(
         f"postgres://postgres@127.0.0.1:5432/{DB_NAME}",
-        REDIS_URL if redis else None,
+        f"redis://127.0.0.1:{redis_port}/0" if redis else None,
         REGISTER_RATE="1000/hour",  # repeated runs must not hit the sign-up throttle
         # The bench times actions, not the throttles: it must never meet its own 429.
         ACTION_RATE="1000000/min",
         GAME_RATE="100000/min",
         LOG_LEVEL="WARNING",
     )
-    with (
-        tempfile.TemporaryDirectory(prefix="bench-api-") as tmp,
-        one_daphne(DB_NAME, env, Path(tmp) / "daphne.log") as port,
-    ):
-        result = play(port, args.actions, deadline)
-        report(result, pg_version=postgres_version(), redis=redis, requested=args.actions)
+    with tempfile.TemporaryDirectory(prefix="bench-api-") as tmp:
+        server = start_redis(redis_port, log=Path(tmp) / "redis.log") if redis else None
+        try:
+            with one_daphne(DB_NAME, env, Path(tmp) / "daphne.log") as port:
+                result = play(port, args.actions, deadline)
+                report(result, pg_version=postgres_version(), redis=redis, requested=args.actions)
+        finally:
+            if server is not None:
+                stop([server])
     return 0
 
 

@@ -197,7 +197,12 @@ class Phase:
 
 
 TASK = re.compile(r"Task games\.tasks\.(\w+)\[[^]]+\] received")
-BEAT_TASKS = ("prepare_daily_deals", "close_stale_attempts", "verify_pending_attempts")
+BEAT_TASKS = (
+    "prepare_daily_deals",
+    "prepare_daily_deal",
+    "close_stale_attempts",
+    "verify_pending_attempts",
+)
 
 
 def worker_ready(stack: Stack) -> None:

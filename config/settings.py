@@ -20,7 +20,7 @@
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
-| ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 300) | 3600 |
+| ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 150) | 210 |
 | ``METRICS_TOKEN`` | bearer token of ``GET /metrics`` and ``METRICS_PORT`` | unset: 404 |
 | ``METRICS_PORT`` | the Celery worker's metrics port (with the next) | none |
 | ``PROMETHEUS_MULTIPROC_DIR`` | an empty directory per container: figures summed | in-process |
@@ -226,8 +226,12 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_IGNORE_RESULT = True  # tasks write their results to the database
-CELERY_TASK_SOFT_TIME_LIMIT = 240
-CELERY_TASK_TIME_LIMIT = 300
+# Every task is short: a replay check, a review or a dead-end proof takes well
+# under a second, a daily deal (one task a deal) at most about a minute of solver
+# search (the games' declared effort: 60 s, then the last search's node budget).
+# The limits leave twice that; the visibility timeout below sits just above them.
+CELERY_TASK_SOFT_TIME_LIMIT = 120
+CELERY_TASK_TIME_LIMIT = 150
 # A task is acknowledged when it has run, not when it was received: a worker
 # killed mid-task leaves it on the queue for the next one (every task is
 # idempotent, so running one twice is harmless).
@@ -237,9 +241,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A task taken but never acknowledged is handed out again after this long: what
 # brings back the task of a worker killed outright (a pool child's death requeues
 # at once). Longer than the longest task (CELERY_TASK_TIME_LIMIT), or Redis hands
-# a running task to a second worker.
+# a running task to a second worker; no longer, or a killed worker's replay check
+# stays pending for nothing (issue 17). Every running worker looks for such tasks
+# every 10 s (kombu's default looks every 100 s), a starting one at once: a task
+# held by a killed worker runs again within CELERY_VISIBILITY_TIMEOUT + 10 s of
+# being taken — 3 min 40 s — on any worker up by then.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(env.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+    "visibility_timeout": int(env.get("CELERY_VISIBILITY_TIMEOUT", "210")),
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Queuing happens after a request's commit: with Redis away, give up within a

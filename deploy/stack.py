@@ -20,11 +20,16 @@ started as plain processes on this machine.
 compose and Kubernetes run them; the migrations go straight to PostgreSQL.
 
 There is no proxy in front: each daphne is a whole server, and clients may use
-any of them (websocket groups span the processes through Redis). It runs until
-Ctrl-C or SIGTERM, then stops every process it started (``--drop`` also drops
-the database). Logs are in a temporary directory printed at start.
+any of them (websocket groups span the processes through Redis). As compose's
+``restart: unless-stopped``, a process that exits is started again (same port,
+same arguments) after a back-off — 1 s, doubling up to 30 s, back to 1 s once it
+has stayed up 30 s — and each exit and restart is printed. It runs until Ctrl-C
+or SIGTERM, then stops every process it started (``--drop`` also drops the
+database). Logs are in a temporary directory printed at start.
 
-The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly; the
+The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly — without
+the restarts, which only ``main`` does (``Stack.supervise``), so a test that
+kills a process decides itself when it comes back; the
 helpers before it (scratch databases, migrations, a server's environment,
 daphne, redis-server and Celery worker processes, free ports) are the ones
 every other test and bench that starts real servers uses — there is no second
@@ -45,7 +50,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -211,7 +217,11 @@ def start_redis(
     ]  # fmt: skip
     with open(log or os.devnull, "ab") as out:
         process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
-    wait_for_port("127.0.0.1", port, process, "redis-server")
+    try:
+        wait_for_port("127.0.0.1", port, process, "redis-server")
+    except BaseException:  # Ctrl-C or no answer: leave no redis-server behind
+        kill(process)
+        raise
     return process
 
 
@@ -319,6 +329,24 @@ def wait_for_port(host: str, port: int, process: subprocess.Popen[bytes], what: 
         time.sleep(0.05)
 
 
+RESTART_FIRST_S = 1.0
+RESTART_MAX_S = 30.0
+STAYED_UP_S = 30.0
+"""The restart back-off: 1 s after a first exit, doubling with each exit up to
+30 s (a process that cannot start is not restarted in a tight loop), back to
+1 s once the process has stayed up 30 s (as Docker's restart policy does)."""
+
+
+@dataclass
+class Restarts:
+    """One supervised process's back-off."""
+
+    started: float
+    delay: float = RESTART_FIRST_S
+    due: float | None = None
+    """When it is to be started again; ``None`` while it runs."""
+
+
 class Stack:
     """PostgreSQL database, own Redis, N daphnes, a Celery worker and beat.
 
@@ -372,6 +400,7 @@ class Stack:
         self.worker: subprocess.Popen[bytes] | None = None
         self.beat: subprocess.Popen[bytes] | None = None
         self.created = False
+        self.restarts: dict[str, Restarts] = {}
 
     # --- whole stack ------------------------------------------------------------------
 
@@ -384,9 +413,7 @@ class Stack:
             self.created = True
             self.start_redis()
             if self.pgbouncer_port is not None:
-                self.pgbouncer = start_pgbouncer(
-                    self.pgbouncer_port, self.logs / "pgbouncer", log=self.logs / "pgbouncer.log"
-                )
+                self.start_pgbouncer()
             migrate(self.migrate_env)
             if self.prepare:
                 self.manage("prepare_dailies")
@@ -395,10 +422,7 @@ class Stack:
             if self.with_worker:
                 self.start_worker()
             if self.with_beat:
-                self.beat = self._spawn(
-                    "beat",
-                    [*CELERY, "beat", "--loglevel", "INFO", "-s", str(self.logs / "beat-schedule")],
-                )
+                self.start_beat()
         except BaseException:
             self.close()
             raise
@@ -448,6 +472,12 @@ class Stack:
         what was written."""
         self.redis = start_redis(self.redis_port, files=self.logs, log=self.logs / "redis.log")
 
+    def start_pgbouncer(self) -> None:
+        assert self.pgbouncer_port is not None
+        self.pgbouncer = start_pgbouncer(
+            self.pgbouncer_port, self.logs / "pgbouncer", log=self.logs / "pgbouncer.log"
+        )
+
     def stop_redis(self) -> None:
         """A clean shutdown (SIGTERM: Redis writes its file and exits)."""
         if self.redis is not None:
@@ -458,11 +488,13 @@ class Stack:
         self.stop_redis()
         self.start_redis()
 
-    def start_daphne(self, n: int) -> None:
+    def start_daphne(self, n: int, *, wait: bool = True) -> None:
+        """Daphne ``n`` (from 0) on its port; ``wait``: until it answers."""
         log = self.logs / f"daphne{n + 1}.log"
         process = start_daphne(self.ports[n], self.env, log)
         self.daphnes[n] = process
-        wait_until_up(self.ports[n], process, log)
+        if wait:
+            wait_until_up(self.ports[n], process, log)
 
     def kill_daphne(self, n: int) -> None:
         """SIGKILL: no goodbye to the sockets, no clean shutdown."""
@@ -474,17 +506,75 @@ class Stack:
     def start_worker(self) -> None:
         self.worker = start_worker(self.env, self.logs / "worker.log", "--concurrency", "1")
 
+    def start_beat(self) -> None:
+        schedule = str(self.logs / "beat-schedule")
+        self.beat = self._spawn("beat", [*CELERY, "beat", "--loglevel", "INFO", "-s", schedule])
+
+    # --- restarts (``main``; the tests that kill processes restart them themselves) ---
+
+    def _supervised(
+        self,
+    ) -> list[tuple[str, subprocess.Popen[bytes] | None, Callable[[], None]]]:
+        """(name, process, how to start it again) of every process the stack runs."""
+        supervised = [("redis", self.redis, self.start_redis)]
+        if self.pgbouncer_port is not None:
+            supervised.append(("pgbouncer", self.pgbouncer, self.start_pgbouncer))
+        supervised += [
+            (f"daphne {n + 1}", process, lambda n=n: self.start_daphne(n, wait=False))
+            for n, process in enumerate(self.daphnes)
+        ]
+        if self.with_worker:
+            supervised.append(("worker", self.worker, self.start_worker))
+        if self.with_beat:
+            supervised.append(("beat", self.beat, self.start_beat))
+        return supervised
+
+    def supervise(self) -> list[str]:
+        """One look at every process, as compose's ``restart: unless-stopped``: one
+        that has exited is started again once its back-off (``RESTART_*``) is
+        over. Returns what happened, a line per exit or restart, for the log."""
+        events = []
+        now = time.monotonic()
+        for name, process, start in self._supervised():
+            state = self.restarts.setdefault(name, Restarts(started=now))
+            if process is not None and process.poll() is None:
+                if now - state.started >= STAYED_UP_S:
+                    state.delay = RESTART_FIRST_S
+                continue
+            if state.due is None:
+                code = "never started" if process is None else process.returncode
+                events.append(f"{name} exited ({code}); starting it again in {state.delay:g} s")
+                state.due = now + state.delay
+                state.delay = min(state.delay * 2, RESTART_MAX_S)
+            elif now >= state.due:
+                state.due, state.started = None, now
+                try:
+                    start()
+                except RuntimeError as error:  # Redis did not listen: the next look retries
+                    events.append(f"{name} did not start: {error}")
+                    continue
+                new = {n: p for n, p, _ in self._supervised()}[name]
+                events.append(f"{name} started again (pid {new.pid if new else '?'})")
+        return events
+
     def redis_client(self) -> redis.Redis:
         return redis.Redis.from_url(self.redis_url, socket_timeout=5)
 
     def describe(self) -> str:
-        lines = [f"PostgreSQL: {self.database_url}", f"Redis:      {self.redis_url}"]
+        def pid(process: subprocess.Popen[bytes] | None) -> str:
+            return f"pid {process.pid}" if process is not None else "not running"
+
+        lines = [f"PostgreSQL: {self.database_url}"]
+        lines.append(f"Redis:      {self.redis_url} ({pid(self.redis)})")
         if self.pgbouncer_port is not None:
             lines.append(f"PgBouncer:  {self.env['DATABASE_URL']} (transaction pooling)")
-        lines += [f"daphne {n + 1}:   http://127.0.0.1:{p}/" for n, p in enumerate(self.ports)]
+        lines += [
+            f"daphne {n + 1}:   http://127.0.0.1:{port}/ ({pid(self.daphnes[n])})"
+            for n, port in enumerate(self.ports)
+        ]
         for name, process in (("worker", self.worker), ("beat", self.beat)):
             if process is not None:
-                lines.append(f"{name + ':':<11} pid {process.pid}")
+                lines.append(f"{name + ':':<11} {pid(process)}")
         lines.append(f"logs:       {self.logs}")
         return "\n".join(lines)
 
@@ -520,11 +610,9 @@ def main() -> int:
     with contextlib.suppress(KeyboardInterrupt), stack:
         print(stack.describe(), "\nCtrl-C stops them all.", flush=True)
         while True:
-            for name, process in (("worker", stack.worker), ("beat", stack.beat)):
-                if process is not None and process.poll() is not None:
-                    print(f"{name} exited ({process.returncode}); see its log", flush=True)
-                    return 1
-            time.sleep(1)
+            for event in stack.supervise():
+                print(f"{time.strftime('%H:%M:%S')} {event}", flush=True)
+            time.sleep(0.5)
     return 0
 
 

@@ -16,6 +16,8 @@ from django.db import connection, transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
+from games.engine import ALL_VARIANTS
+
 from . import dailies, fairplay, partitions, services, signals
 from .models import Attempt
 
@@ -65,14 +67,29 @@ def queue_proof(attempt_id: int) -> None:
 
 
 @shared_task
-def prepare_daily_deals(start: str | None = None, days: int = dailies.DAYS_AHEAD) -> list[str]:
-    """Prove and store the daily deals of ``start`` (ISO date; default today) and
-    the following days. Returns their commitments (a task's result is stored in
-    the broker: it must not hold a key)."""
-    first = dt.date.fromisoformat(start) if start else None
-    return [
-        dailies.commitment(d.deal.code) for d in dailies.daily_deals_prepare(start=first, days=days)
-    ]
+def prepare_daily_deals(start: str | None = None, days: int = dailies.DAYS_AHEAD) -> int:
+    """Queue the daily deal of each variant of ``start`` (ISO date; default today)
+    and the following days, one task each (``prepare_daily_deal``; a day already
+    stored returns at once). One task a deal keeps every task within a minute or
+    so of solver search, under the time limit and so under the broker's
+    visibility timeout (``config/settings.py``): a killed worker's deal is taken
+    up again within minutes, never while it still runs. Returns how many."""
+    first = dt.date.fromisoformat(start) if start else dailies.utc_today()
+    queued = 0
+    for offset in range(days):
+        for variant in ALL_VARIANTS:
+            prepare_daily_deal.delay((first + dt.timedelta(days=offset)).isoformat(), variant)
+            queued += 1
+    return queued
+
+
+@shared_task
+def prepare_daily_deal(date: str, variant: str) -> str:
+    """Prove and store the daily deal of ``date`` (ISO) and ``variant`` unless it
+    is stored. Returns its commitment (a task's result is stored in the broker:
+    it must not hold a key)."""
+    daily = dailies.daily_deal_prepare(date=dt.date.fromisoformat(date), variant=variant)
+    return dailies.commitment(daily.deal.code)
 
 
 @shared_task

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import kubernetes_validate
 import pytest
 import yaml
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -292,6 +293,15 @@ def test_web_and_worker_figures_are_scrapable_with_the_token_only(rendered):
             assert annotations["prometheus.io/port"] == str(ports[port_name]), where
             if component == "worker":
                 assert env["METRICS_PORT"]["value"] == str(ports["metrics"]), where
+
+
+def test_a_stopping_worker_may_finish_its_longest_task(rendered):
+    """The worker's grace period covers CELERY_TASK_TIME_LIMIT, so a rolling update
+    does not kill a task the broker would only hand out again after
+    CELERY_VISIBILITY_TIMEOUT."""
+    for docs in rendered.values():
+        grace = pod_spec(one(docs, "Deployment", "worker"))["terminationGracePeriodSeconds"]
+        assert grace > settings.CELERY_TASK_TIME_LIMIT
 
 
 def test_base_secrets_are_empty_and_production_takes_the_operators_file(rendered):

@@ -8,15 +8,18 @@ the same broker — the eager mode of the other tests is switched off here.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from games.engine import new_game, solve
-from games.models import Action, Attempt
-from games.tasks import verify_attempt
+from games.dailies import utc_today
+from games.engine import ALL_VARIANTS, new_game, solve
+from games.models import Action, Attempt, DailyDeal
+from games.tasks import prepare_daily_deals, verify_attempt
 from tests.celery_worker import Worker, real_broker, wait_for, workers
 from tests.conftest import Client, requires_postgres, requires_redis
 
@@ -77,3 +80,21 @@ def test_a_check_queued_while_no_worker_runs_is_done_when_one_starts(
     assert verdict(game["id"]) is None
     request.getfixturevalue("worker")
     wait_for(lambda: verdict(game["id"]) is True, "the queued check")
+
+
+def test_daily_preparation_is_one_short_task_a_deal(worker):
+    """``prepare_daily_deals`` (beat, hourly) queues one ``prepare_daily_deal`` a
+    day and variant, which the worker runs: no task holds a worker for the
+    minutes several solver searches can take, so every task stays under the
+    time limit and the broker's visibility timeout (issue 17)."""
+    day = utc_today() + dt.timedelta(days=30)
+    prepare_daily_deals.delay(day.isoformat(), 1)
+    one = re.compile(r"Task games\.tasks\.prepare_daily_deal\[[^]]+\] succeeded")
+
+    def succeeded() -> int:
+        return len(one.findall(worker.log()))
+
+    wait_for(lambda: succeeded() == len(ALL_VARIANTS), "a task a deal to run", timeout=300)
+    assert "Task games.tasks.prepare_daily_deals[" in worker.log()  # the fan-out
+    stored = DailyDeal.objects.filter(date=day).values_list("variant", flat=True)
+    assert sorted(stored) == sorted(ALL_VARIANTS)

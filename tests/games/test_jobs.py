@@ -310,3 +310,17 @@ def test_a_dead_end_proof_runs_when_the_cache_does_not_answer(player, settings):
     }
     assert prove_lost(game["id"]) is True
     assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
+
+
+def test_a_killed_workers_task_comes_back_within_minutes_never_while_it_runs(settings):
+    """The broker hands a task taken and never acknowledged to another worker after
+    its visibility timeout (issue 17): above the hard time limit, so a task still
+    running is never handed out twice; and within minutes, so a killed worker's
+    replay check does not stay pending for an hour. (A killed worker's check
+    coming back in that time, on the production values: tests/faults/.)"""
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
+    soft, hard = settings.CELERY_TASK_SOFT_TIME_LIMIT, settings.CELERY_TASK_TIME_LIMIT
+    assert soft < hard < visibility <= 300
+    # kombu looks for such tasks every interval × throttle seconds (100 s by default).
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    assert options["unacked_restore_interval"] * options["unacked_restore_throttle"] <= 10
