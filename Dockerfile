@@ -10,4 +10,5 @@ RUN SECRET_KEY=build-only python manage.py collectstatic --noinput -v 0
 RUN useradd --system --home /app patience && chown -R patience /app
 USER patience
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "config.asgi:application"]
+# -v 0: daphne's own plain-text access log off; the service logs each request as JSON.
+CMD ["daphne", "-v", "0", "-b", "0.0.0.0", "-p", "8000", "--proxy-headers", "config.asgi:application"]

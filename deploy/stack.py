@@ -53,7 +53,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DAPHNE = str(Path(sys.executable).parent / "daphne")  # the venv running this
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_HOST, PG_PORT = "127.0.0.1", 5432
-CELERY = [sys.executable, "-m", "celery", "-A", "config"]
+DAPHNE_QUIET = ["-v", "0"]
+"""Daphne's own access log off (plain text on stdout): the service writes one
+line per request itself, JSON like every other (``config/logs.py``)."""
+CELERY = [sys.executable, "-m", "celery", "-A", "config", "--quiet"]
+"""``--quiet``: no start-up banner on stdout, where every line is JSON."""
 QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
 """Worker-to-worker chatter this service does not use (and Celery's gossip
 fails to restart after a broker outage)."""
@@ -139,7 +143,7 @@ def start_daphne(
     appended to ``log``."""
     with log.open("ab") as out:
         return subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), app],
+            [DAPHNE, *DAPHNE_QUIET, "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT,
             env=env,
             stdout=out,
