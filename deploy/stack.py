@@ -174,17 +174,19 @@ def wait_until_up(
 
 
 @contextlib.contextmanager
-def one_daphne(database: str, env: dict[str, str], log: Path) -> Iterator[int]:
+def one_daphne(
+    database: str, env: dict[str, str], log: Path, app: str = "config.asgi:application"
+) -> Iterator[int]:
     """A fresh database ``database`` on the server at 127.0.0.1:5432, migrated
-    with ``env`` (whose ``DATABASE_URL`` reaches it), and one daphne on it on a
-    free port, up; yields the port. On leaving, the daphne is stopped and the
-    database dropped."""
+    with ``env`` (whose ``DATABASE_URL`` reaches it), and one daphne serving
+    ``app`` on it on a free port, up; yields the port. On leaving, the daphne is
+    stopped and the database dropped."""
     create_database(database)
     process: subprocess.Popen[bytes] | None = None
     try:
         migrate(env)
         port = free_port()
-        process = start_daphne(port, env, log)
+        process = start_daphne(port, env, log, app)
         wait_until_up(port, process, log)
         yield port
     finally:

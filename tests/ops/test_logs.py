@@ -45,10 +45,9 @@ from deploy.stack import (
     stop,
 )
 from games.engine import ALL_VARIANTS, Game, load_game
+from tests.api.test_config import settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, code_secrets, hidden_only, hidden_runs
-
-pytestmark = [requires_postgres, requires_redis]
 
 WAIT = 60.0  # every bounded wait, in seconds (the worker proves four deals first)
 PASSWORD = "correct horse battery staple"
@@ -226,6 +225,16 @@ def assert_nothing_hidden(texts: list[str], games: list[Game]) -> None:
                 assert sep.join(run) not in text, f"hidden cards {run} in the log: {text[:300]}"
 
 
+def test_log_format_is_json_unless_debug_and_nothing_else():
+    base = {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}
+    assert settings_in_subprocess(base, "s.LOG_FORMAT").stdout.split() == ["json"]
+    assert settings_in_subprocess({"DEBUG": "1"}, "s.LOG_FORMAT").stdout.split() == ["console"]
+    bad = settings_in_subprocess({**base, "LOG_FORMAT": "xml"}, "s.LOG_FORMAT")
+    assert bad.returncode != 0 and "LOG_FORMAT is 'json' or 'console'" in bad.stderr
+
+
+@requires_postgres
+@requires_redis
 def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(tmp_path):
     database = f"patience_logs_{secrets.token_hex(4)}"
     database_url = f"postgres://postgres@{PG_HOST}:{PG_PORT}/{database}"
