@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import structlog
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -125,7 +124,7 @@ class StaticFilesMiddleware(_Middleware):
 
 
 _GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
-access_log = structlog.get_logger("config.access")
+access_log = logs.get_logger("config.access")
 
 
 def _known_user_id(request: HttpRequest) -> int | None:

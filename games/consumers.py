@@ -13,7 +13,6 @@ import json
 import logging
 from typing import Any
 
-import structlog
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
@@ -31,7 +30,7 @@ from .selectors import attempt_for_viewer, attempt_json
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
-socket_log = structlog.get_logger("games.sockets")
+socket_log = logs.get_logger("games.sockets")
 
 
 def database_sync_to_async(func: Any) -> Any:

@@ -18,7 +18,6 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -44,7 +43,7 @@ from .models import Action, Attempt, DailyDeal, Deal
 from .selectors import attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
-action_log = structlog.get_logger("games.actions")
+action_log = logs.get_logger("games.actions")
 
 
 def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:

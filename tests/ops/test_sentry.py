@@ -37,7 +37,7 @@ from games.engine import new_game
 from tests.api.test_config import settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, hidden_only
-from tests.ops.failing_app import CODE
+from tests.ops.failing_urls import CODE
 
 WAIT = 30.0
 PASSWORD = "correct horse battery staple"
