@@ -37,7 +37,6 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from config import sentry
 from config.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -324,6 +323,8 @@ LOGGING = logging_config(level=env.get("LOG_LEVEL", "INFO"), fmt=LOG_FORMAT)
 # Error reports, only when a DSN is given; personal data off (config/sentry.py).
 SENTRY_DSN = env.get("SENTRY_DSN", "")
 if SENTRY_DSN:
+    from config import sentry  # only then: sentry-sdk's import costs every process start
+
     sentry.init(
         dsn=SENTRY_DSN,
         environment=env.get("SENTRY_ENVIRONMENT", "production"),

@@ -93,9 +93,12 @@ def items_of(envelope: bytes) -> list[tuple[dict[str, Any], bytes]]:
 
 
 def test_sentry_is_set_up_only_with_a_dsn_and_personal_data_off():
-    client = "s.sentry.sentry_sdk.get_client()"
+    client = "sentry_sdk.get_client()"
     check = f"{client}.is_active(), *({client}.options.get(k) for k in OPTIONS)"
-    setup = "OPTIONS = ('send_default_pii', 'include_local_variables', 'traces_sample_rate');"
+    setup = (
+        "import sentry_sdk;"
+        " OPTIONS = ('send_default_pii', 'include_local_variables', 'traces_sample_rate');"
+    )
     base = {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}
     off = settings_in_subprocess(base, check, setup)
     assert off.returncode == 0, off.stderr
