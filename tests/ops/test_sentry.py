@@ -7,7 +7,8 @@ view that fails (``failing_app.py``) while holding a game's full state. A
 signed-in player calls it with their session cookie, CSRF token, a body with a
 password and a forwarded address: the report arrives, tagged with the
 request's id and naming the player by numeric id only, and carries none of those
-nor any face-down card.
+nor any face-down card. A task that fails in a real Celery worker is reported
+too, tagged with the task, its id and the attempt it was about.
 """
 
 from __future__ import annotations
@@ -16,21 +17,26 @@ import gzip
 import http.client
 import json
 import secrets
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import psycopg
 
 from deploy.client import Client
 from deploy.stack import (
+    CELERY,
     PG_HOST,
     PG_PORT,
+    ROOT,
     free_port,
     one_daphne,
     server_env,
     start_redis,
+    start_worker,
     stop,
 )
 from games.engine import new_game
@@ -122,9 +128,10 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
         SENTRY_DSN=f"http://publickey@127.0.0.1:{ingest.server_address[1]}/1",
         SENTRY_ENVIRONMENT="test",
         NUM_PROXIES="1",  # the X-Forwarded-For below is the player's address
+        CELERY_EAGER="0",
     )
     request_id = f"sentry-{secrets.token_hex(6)}"
-    log = tmp_path / "daphne.log"
+    log, worker_log = tmp_path / "daphne.log", tmp_path / "worker.log"
     try:
         with one_daphne(database, env, log, "tests.ops.failing_app:application") as port:
             # daphne serves the service plus one failing view (failing_app.py).
@@ -150,20 +157,35 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
             answer = conn.getresponse()
             answer.read()
             assert answer.status == 500
-            deadline = time.monotonic() + WAIT
-            while not ingest.events():
-                assert time.monotonic() < deadline, (
-                    f"no event reached the ingest:\n{log.read_text()}"
+            wait_for_event(ingest, "RuntimeError", log)
+
+            # A task that fails on what it was sent, in a real worker.
+            worker = start_worker(env, worker_log, "--concurrency", "1")
+            try:
+                subprocess.run(
+                    [*CELERY, "call", "games.tasks.verify_attempt", "--args", '["not-an-id"]'],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                    timeout=WAIT,
+                    capture_output=True,
                 )
-                time.sleep(0.2)
+                wait_for_event(ingest, "ValueError", worker_log)
+            finally:
+                stop([worker])
     finally:
         ingest.shutdown()
         stop([redis])
 
-    (event,) = ingest.events()
+    (task_event,) = [e for e in ingest.events() if exception_type(e) == "ValueError"]
+    tags = task_event["tags"]
+    assert tags["task"] == "games.tasks.verify_attempt" and tags["attempt_id"] == "not-an-id", tags
+    assert tags["task_id"] and "request_id" not in tags, tags
+    assert task_event["user"] == {}, task_event["user"]
+
+    (event,) = [e for e in ingest.events() if exception_type(e) == "RuntimeError"]
     (tmp_path / "event.json").write_text(json.dumps(event, indent=1))  # to read on a failure
     assert ingest.paths[0].startswith("/api/1/envelope/"), ingest.paths
-    assert event["exception"]["values"][-1]["type"] == "RuntimeError", event["exception"]
     assert event["tags"]["request_id"] == request_id, event.get("tags")
     assert event["user"] == {"id": str(user_id)}, event.get("user")
     assert event["environment"] == "test"
@@ -187,6 +209,18 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
     hidden = hidden_only(new_game(CODE))
     leaked = set(CARD.findall(text)) & hidden
     assert not leaked, f"face-down cards {leaked} in the report"
+
+
+def exception_type(event: dict[str, Any]) -> str:
+    return str(event["exception"]["values"][-1]["type"])
+
+
+def wait_for_event(ingest: Ingest, kind: str, log: Path) -> None:
+    """Until an event of an exception ``kind`` has reached the ingest (bounded)."""
+    deadline = time.monotonic() + WAIT
+    while not any(exception_type(e) == kind for e in ingest.events()):
+        assert time.monotonic() < deadline, f"no {kind} reached the ingest:\n{log.read_text()}"
+        time.sleep(0.2)
 
 
 def user_with_email(database: str, username: str, email: str) -> int:
