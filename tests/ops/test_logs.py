@@ -233,6 +233,17 @@ def test_log_format_is_json_unless_debug_and_nothing_else():
     assert bad.returncode != 0 and "LOG_FORMAT is 'json' or 'console'" in bad.stderr
 
 
+def test_sql_and_its_parameters_are_never_logged():
+    """Under ``DEBUG`` Django logs every statement with its parameters (a game's
+    state, say) at DEBUG level: kept out, even at ``LOG_LEVEL=DEBUG``, by the
+    ``django`` logger staying at INFO (``config/logs.py`` must not lower it)."""
+    statement = "from django.db import connection; connection.cursor().execute('SELECT %s', ['KS'])"
+    debug = {"DEBUG": "1", "LOG_LEVEL": "DEBUG", "DATABASE_URL": "sqlite://:memory:"}
+    out = settings_in_subprocess(debug, "'done'", f"import django; django.setup(); {statement};")
+    assert out.returncode == 0, out.stderr
+    assert "SELECT" not in out.stdout and "KS" not in out.stdout, out.stdout
+
+
 @requires_postgres
 @requires_redis
 def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(tmp_path):
