@@ -93,7 +93,8 @@ STOCK_CHANCE = 0.25
 MAX_FAILURES = 5
 """A player whose socket or game cannot be mended this many times in a row stops."""
 PASSWORD = "bench horse battery staple"
-ACCESS = re.compile(r"^\S+ - - \[[^]]+\] \"")
+ROUTINE = re.compile(r'"logger": "(config\.access|games\.actions|games\.sockets)"')
+"""A daphne's JSON log lines that are not news: one per request, action and socket."""
 STATE_PREFIX = '{"type": "state"'
 """Broadcasts repeat what the ack said: skipped without parsing (json.dumps' spacing)."""
 
@@ -744,10 +745,9 @@ def main() -> int:
         report(result, args=args, targets=targets, pg_version=pg_version, db_check=db_check)
         for n in range(len(stack.daphnes) if stack else 0):
             lines = stack.log(f"daphne{n + 1}").split("\n") if stack else []
-            # Daphne's access log (one line per socket and request) is not news.
-            log = [line for line in lines if line and not ACCESS.match(line)]
+            log = [line for line in lines if line and not ROUTINE.search(line)]
             if log:
-                tracebacks = sum(line.startswith("Traceback") for line in log)
+                tracebacks = sum('"exception": "Traceback' in line for line in log)
                 print(
                     f"\ndaphne {n + 1} logged {len(log)} lines ({tracebacks} tracebacks); "
                     "the last:\n" + "\n".join(log[-12:])

@@ -26,6 +26,8 @@ from rest_framework.response import Response
 from games.engine import IllegalActionError, MalformedError
 from games.errors import Conflict, Forbidden, GameError, Invalid, NotFound
 
+from . import logs
+
 
 class ApiError(exceptions.APIException):
     """An error with our code and message; ``extra`` fields go beside them."""
@@ -150,6 +152,7 @@ class CsrfSessionAuthentication(SessionAuthentication):
         user = getattr(request._request, "user", None)
         if not user or not user.is_active:
             return None
+        logs.bind(user_id=logs.user_id(user))  # on the lines the view writes
         return (user, None)
 
     def authenticate_header(self, request: Request) -> str:

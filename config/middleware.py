@@ -1,24 +1,25 @@
-"""Request middleware: refuse bodies over 64 KiB (413, PRODUCT.md); time each request.
+"""Request middleware: an id and an access log line per request; refuse bodies
+over 64 KiB (413, PRODUCT.md); time each request.
 
 They work sync and async alike; under daphne the whole chain runs sync, in
 one crossing to the worker thread (``config/asgi.py``).
 """
 
-import logging
 import re
 import time
 import uuid
 import warnings
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.functional import SimpleLazyObject, empty
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from . import logs
 from .errors import error_body
 
 Handler = Callable[[HttpRequest], Any]
@@ -122,29 +123,42 @@ class StaticFilesMiddleware(_Middleware):
         return await self.get_response(request)  # type: ignore[misc]
 
 
-request_id: ContextVar[str] = ContextVar("request_id", default="-")
-"""The current request's id, for the log lines it causes (``RequestIdFilter``)."""
-
 _GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+access_log = logs.get_logger("config.access")
+
+
+def _known_user_id(request: HttpRequest) -> int | None:
+    """The user a request turned out to be, without asking the session for it
+    (a view that never looked at the user leaves the lazy object unevaluated)."""
+    user = request.__dict__.get("user")
+    if isinstance(user, SimpleLazyObject) and user._wrapped is empty:  # type: ignore[attr-defined]
+        return None
+    return logs.user_id(user)
 
 
 class RequestIdMiddleware(_Middleware):
     """Every request gets an id: the proxy's ``X-Request-ID`` when it is a sane
     token (nginx sets ``$request_id``), else a new one. It is echoed in the
-    answer and put on every log line written while handling it."""
+    answer and is in the context of every log line written while handling it
+    (``config/logs.py``), the last of which is the access line: method, path
+    (never the query string), status, milliseconds, user."""
 
     def before(self, request: HttpRequest) -> None:
         given = request.headers.get("X-Request-ID", "")
         rid = given if _GOOD_ID.fullmatch(given) else uuid.uuid4().hex
         request.request_id = rid  # type: ignore[attr-defined]
-        request_id.set(rid)
+        request._log_started = time.perf_counter()  # type: ignore[attr-defined]
+        logs.start(request_id=rid)
 
     def after(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         response["X-Request-ID"] = request.request_id  # type: ignore[attr-defined]
+        started = request._log_started  # type: ignore[attr-defined]
+        logs.bind(user_id=_known_user_id(request))  # signed in or out by this request
+        access_log.info(
+            "request",
+            method=request.method,
+            path=request.path,
+            status=response.status_code,
+            ms=round((time.perf_counter() - started) * 1000, 2),
+        )
         return response
-
-
-class RequestIdFilter(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id.get()
-        return True

@@ -18,6 +18,10 @@
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
+| ``LOG_FORMAT`` | ``json`` (one object a line), ``console`` | ``console`` if ``DEBUG``, else json |
+| ``SENTRY_DSN`` | report errors to this Sentry project (no personal data) | none: nothing sent |
+| ``SENTRY_ENVIRONMENT``, ``SENTRY_RELEASE`` | the reports' labels | ``production``, the SDK's |
+| ``SENTRY_TRACES_SAMPLE_RATE`` | share of requests traced for Sentry | 0 |
 | ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
 | ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
 | ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 150) | 210 |
@@ -41,6 +45,8 @@ from urllib.parse import urlsplit
 import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+
+from config.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = os.environ
@@ -420,21 +426,21 @@ if DEBUG:
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 
-# Logs go to stdout (the container's log), each line with its request's id.
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "config.middleware.RequestIdFilter"}},
-    "formatters": {
-        "line": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "stream": "ext://sys.stdout",
-            "filters": ["request_id"],
-            "formatter": "line",
-        }
-    },
-    "root": {"handlers": ["console"], "level": env.get("LOG_LEVEL", "INFO")},
-}
+# Logs go to stdout (the container's log), one line per record: JSON with the
+# request's, the socket message's or the task's context (config/logs.py).
+LOG_FORMAT = env.get("LOG_FORMAT", "console" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "console"):
+    raise ImproperlyConfigured("LOG_FORMAT is 'json' or 'console'.")
+LOGGING = logging_config(level=env.get("LOG_LEVEL", "INFO"), fmt=LOG_FORMAT)
+
+# Error reports, only when a DSN is given; personal data off (config/sentry.py).
+SENTRY_DSN = env.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    from config import sentry  # only then: sentry-sdk's import costs every process start
+
+    sentry.init(
+        dsn=SENTRY_DSN,
+        environment=env.get("SENTRY_ENVIRONMENT", "production"),
+        release=env.get("SENTRY_RELEASE"),
+        traces_sample_rate=float(env.get("SENTRY_TRACES_SAMPLE_RATE", "0")),
+    )

@@ -63,7 +63,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DAPHNE = str(Path(sys.executable).parent / "daphne")  # the venv running this
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_HOST, PG_PORT = "127.0.0.1", 5432
-CELERY = [sys.executable, "-m", "celery", "-A", "config"]
+DAPHNE_QUIET = ["-v", "0"]
+"""Daphne's own access log off (plain text on stdout): the service writes one
+line per request itself, JSON like every other (``config/logs.py``)."""
+CELERY = [sys.executable, "-m", "celery", "-A", "config", "--quiet"]
+"""``--quiet``: no start-up banner on stdout, where every line is JSON."""
 QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
 """Worker-to-worker chatter this service does not use (and Celery's gossip
 fails to restart after a broker outage)."""
@@ -150,7 +154,7 @@ def start_daphne(
     appended to ``log``."""
     with log.open("ab") as out:
         return subprocess.Popen(
-            [DAPHNE, "-b", "127.0.0.1", "-p", str(port), app],
+            [DAPHNE, *DAPHNE_QUIET, "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -185,17 +189,19 @@ def wait_until_up(
 
 
 @contextlib.contextmanager
-def one_daphne(database: str, env: dict[str, str], log: Path) -> Iterator[int]:
+def one_daphne(
+    database: str, env: dict[str, str], log: Path, app: str = "config.asgi:application"
+) -> Iterator[int]:
     """A fresh database ``database`` on the server at 127.0.0.1:5432, migrated
-    with ``env`` (whose ``DATABASE_URL`` reaches it), and one daphne on it on a
-    free port, up; yields the port. On leaving, the daphne is stopped and the
-    database dropped."""
+    with ``env`` (whose ``DATABASE_URL`` reaches it), and one daphne serving
+    ``app`` on it on a free port, up; yields the port. On leaving, the daphne is
+    stopped and the database dropped."""
     create_database(database)
     process: subprocess.Popen[bytes] | None = None
     try:
         migrate(env)
         port = free_port()
-        process = start_daphne(port, env, log)
+        process = start_daphne(port, env, log, app)
         wait_until_up(port, process, log)
         yield port
     finally:

@@ -18,7 +18,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from config import metrics
+from config import logs, metrics
 from config.api import rate_limit
 from config.errors import ApiError, describe_error, error_body
 from games.engine import EngineError, parse_variant
@@ -30,6 +30,7 @@ from .selectors import attempt_for_viewer, attempt_json
 from .services import attempt_apply_action, attempt_resign
 
 log = logging.getLogger(__name__)
+socket_log = logs.get_logger("games.sockets")
 
 
 def database_sync_to_async(func: Any) -> Any:
@@ -61,12 +62,6 @@ class JsonSocket(AsyncWebsocketConsumer):
         metrics.socket_opened(kind)
         await self.accept()
 
-    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
-        if self.counted:
-            metrics.socket_closed(self.counted)
-            self.counted = ""
-        await super().websocket_disconnect(message)
-
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without the crossing it makes before every message
         (a frame in, a broadcast relayed) to close the stale database connections
@@ -77,6 +72,26 @@ class JsonSocket(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    def log_context(self) -> None:
+        """Each frame is a unit of work of its own (``config/logs.py``): its log
+        lines carry this socket (``conn``: its channel name), the user and game."""
+        attempt_id = getattr(self, "attempt_id", None)
+        logs.start(conn=self.channel_name, user_id=logs.user_id(self.scope.get("user")))
+        logs.bind(attempt_id=attempt_id)
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        self.log_context()
+        socket_log.info("websocket open", path=self.scope["path"])
+        await super().websocket_connect(message)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        self.log_context()
+        socket_log.info("websocket closed", code=message.get("code"))
+        if self.counted:
+            metrics.socket_closed(self.counted)
+            self.counted = ""
+        await super().websocket_disconnect(message)
 
     async def refuse(self, code: int, why: ApiError | None = None) -> None:
         # Accept first: a close before the handshake completes loses the code.
@@ -99,6 +114,7 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Parse one frame; a bad frame gets an error message and changes nothing."""
+        self.log_context()
         if text_data is None:
             await self.send_error(ApiError(400, "bad_frame", "Send JSON text frames."))
             return

@@ -118,7 +118,7 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
                 game.apply(action)
             if game.won:
                 return Choice(code, [a.to_json() for a in result.line], tried)
-            log.error("solver line for %s does not win in the engine", code)
+            log.error("solver line for commitment %s does not win", commitment(code)[:16])
         elif result.outcome is Outcome.UNKNOWN and fallback is None:
             fallback = code
     chosen = fallback or first

@@ -58,7 +58,9 @@ class DailyDeal(models.Model):
         ordering = ["-date", "variant"]
 
     def __str__(self) -> str:
-        return f"{self.date} {self.variant}: {self.deal.code}"
+        # Not the code: a string of a model ends up in log lines and error
+        # reports, and a running daily's code must never (PRODUCT.md).
+        return f"{self.date} {self.variant}"
 
 
 class Attempt(models.Model):
@@ -117,7 +119,7 @@ class Attempt(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.pk} {self.deal.code} by {self.player}"
+        return f"#{self.pk} {self.deal.variant} by {self.player}"  # no code: see DailyDeal
 
     def ms_since_start(self, now: dt.datetime) -> int:
         """Server time since the clock started (RULES.md C11), in ms."""

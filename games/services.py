@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 import secrets
 import threading
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
+from config import logs
 from games.engine import (
     EngineError,
     Game,
@@ -41,6 +43,7 @@ from .models import Action, Attempt, DailyDeal, Deal, log_month
 from .selectors import attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
+action_log = logs.get_logger("games.actions")
 
 
 def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:
@@ -297,13 +300,51 @@ def _game_of(attempt: Attempt) -> Game:
     return game
 
 
+_PILE = re.compile(r"[tcf][0-9]{1,2}|[swf]")
+_ACTION_TYPES = ("move", "stock", "tap", "double_tap", "undo")
+
+
+def _action_fields(action: dict[str, Any]) -> dict[str, Any]:
+    """What the log line says of a sent action: its type, piles and count, each
+    only when it is what it claims to be (a client may send any text)."""
+    fields: dict[str, Any] = {}
+    if action.get("type") in _ACTION_TYPES:
+        fields["type"] = action["type"]
+    for key in ("from", "to"):
+        if isinstance(action.get(key), str) and _PILE.fullmatch(action[key]):
+            fields[key] = action[key]
+    if type(action.get("count")) is int:
+        fields["count"] = action["count"]
+    return fields
+
+
 def attempt_apply_action(
     *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None = None
 ) -> Applied:
     """Apply one action: one transaction, the attempt row locked, ``seq`` checked
     (PRODUCT.md), the engine asked, the action logged — committed before any
     answer. A refusal raises and changes nothing. ``origin``: the socket that
-    sent it (a channel name), which gets the answer and not the ``state`` event."""
+    sent it (a channel name), which gets the answer and not the ``state`` event.
+
+    One log line tells the outcome (accepted, duplicate, refused with the
+    refusal's code) with the ids, ``seq`` and the action's piles — never a card."""
+    logs.bind(attempt_id=attempt_id, seq=seq)
+    outcome = {"via": "ws" if origin else "http", **_action_fields(action)}
+    try:
+        applied = _apply_action(
+            attempt_id=attempt_id, player=player, seq=seq, action=action, origin=origin
+        )
+    except Exception as exc:
+        reason = getattr(exc, "code", "error")
+        action_log.info("action", outcome="refused", reason=reason, **outcome)
+        raise
+    action_log.info("action", outcome="duplicate" if applied.duplicate else "accepted", **outcome)
+    return applied
+
+
+def _apply_action(
+    *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None
+) -> Applied:
     with transaction.atomic():
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)
         game = _game_of(attempt)

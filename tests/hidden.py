@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from games.engine import Game, load_game
+from games.engine import Game, GameCode, load_game
 from games.models import Attempt
 
 CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
@@ -42,6 +42,13 @@ def hidden_only(game: Game) -> set[str]:
         cut = len(cards) if pile == "s" else game.down.get(pile, 0)
         visible.update(c.text for c in cards[cut:])
     return {text for cards in hidden_positions(game).values() for text in cards} - visible
+
+
+def code_secrets(code: str) -> list[str]:
+    """Every way a daily's identity could be written down: the code, its
+    26-character key (any case), the key's number in decimal and hex."""
+    parsed = GameCode.parse(code)
+    return [str(parsed), parsed.deal, parsed.deal.lower(), str(parsed.number), f"{parsed.number:x}"]
 
 
 def walk(value: Any) -> Iterator[Any]:

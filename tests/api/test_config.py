@@ -19,12 +19,14 @@ from tests.conftest import assert_error, requires_postgres
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def settings_in_subprocess(env: dict[str, str], expr: str) -> subprocess.CompletedProcess[str]:
+def settings_in_subprocess(
+    env: dict[str, str], expr: str, setup: str = ""
+) -> subprocess.CompletedProcess[str]:
     secrets = ("SECRET_KEY", "DAILY_DEAL_SECRET", "DEBUG")
     clean = {k: v for k, v in os.environ.items() if k not in secrets}
     clean.pop("DATABASE_URL", None)
     clean.pop("REDIS_URL", None)
-    code = f"import config.settings as s; print({expr})"
+    code = f"import config.settings as s; {setup} print({expr})"
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,

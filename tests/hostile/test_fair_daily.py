@@ -36,7 +36,7 @@ from games.dailies import Effort, daily_deal_prepare, utc_today
 from games.engine import GameCode, new_game
 from games.models import Attempt, DailyDeal
 from tests.conftest import Client, assert_error
-from tests.hidden import check_cardless, check_hidden, check_view, engine_state
+from tests.hidden import check_cardless, check_hidden, check_view, code_secrets, engine_state
 from tests.realtime.conftest import socket_for
 
 TIMEOUT = 10
@@ -50,10 +50,7 @@ def prepared(variant: str, date: dt.date | None = None) -> DailyDeal:
 
 
 def secrets_of(daily: DailyDeal) -> list[str]:
-    """Every way the daily's identity could be written down: the code, its
-    26-character key (any case), the key's number in decimal and hex."""
-    code = GameCode.parse(daily.deal.code)
-    return [str(code), code.deal, code.deal.lower(), str(code.number), f"{code.number:x}"]
+    return code_secrets(daily.deal.code)
 
 
 @dataclass
