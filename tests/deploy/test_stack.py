@@ -19,8 +19,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,7 @@ import pytest
 from deploy.client import Client
 from deploy.stack import admin_sql, drop_database
 from tests.conftest import requires_postgres
+from tests.waiting import wait_for
 
 pytestmark = [
     requires_postgres,
@@ -74,16 +73,6 @@ class Output:
         return re.search(pattern, self.text, re.MULTILINE)
 
 
-def wait_for(predicate: Callable[[], object], what: str, output: Output, timeout: float = WAIT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}; the stack printed:\n{output.text}")
-
-
 def healthy(port: int) -> bool:
     try:
         return Client(port, keep_alive=False, timeout=5).request("GET", "/healthz").status == 200
@@ -112,8 +101,12 @@ def test_make_stack_starts_a_killed_daphne_and_worker_again_and_stops_cleanly() 
         start_new_session=True,
     )
     output = Output(stack)
+
+    def said() -> str:
+        return output.text
+
     try:
-        wait_for(lambda: "Ctrl-C stops them all." in output.text, "the stack", output, UP)
+        wait_for(lambda: "Ctrl-C stops them all." in output.text, "the stack", UP, said)
         daphne = output.find(rf"^daphne 1: +http://127\.0\.0\.1:{port}/ \(pid (\d+)\)$")
         worker = output.find(r"^worker: +pid (\d+)$")
         assert daphne and worker, output.text
@@ -124,10 +117,10 @@ def test_make_stack_starts_a_killed_daphne_and_worker_again_and_stops_cleanly() 
         os.kill(int(worker.group(1)), signal.SIGKILL)
 
         again = r"^\S+ {} started again \(pid (\d+)\)$"
-        new_daphne = wait_for(lambda: output.find(again.format("daphne 1")), "daphne 1", output)
-        wait_for(lambda: output.find(again.format("worker")), "a worker", output)
+        new_daphne = wait_for(lambda: output.find(again.format("daphne 1")), "daphne 1", WAIT, said)
+        wait_for(lambda: output.find(again.format("worker")), "a worker", WAIT, said)
         assert new_daphne.group(1) != daphne.group(1)
-        wait_for(lambda: healthy(port), "daphne 1 to answer /healthz again", output)
+        wait_for(lambda: healthy(port), "daphne 1 to answer /healthz again", WAIT, said)
         assert stack.poll() is None  # the rest of the set ran on
 
         # The restarted worker runs the replay check that a finished game queues.
@@ -137,14 +130,15 @@ def test_make_stack_starts_a_killed_daphne_and_worker_again_and_stops_cleanly() 
         wait_for(
             lambda: at_first.expect("GET", f"/api/games/{game['id']}/")["verified"] is True,
             "the restarted worker to check the resigned game",
-            output,
+            WAIT,
+            said,
         )
         player.close()
         at_first.close()
 
         stack.send_signal(signal.SIGTERM)
         assert stack.wait(timeout=WAIT) == 0, output.text
-        wait_for(lambda: not group_alive(stack.pid), "every process to stop", output, 20)
+        wait_for(lambda: not group_alive(stack.pid), "every process to stop", 20, said)
         assert not admin_sql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'")
     finally:
         if group_alive(stack.pid):

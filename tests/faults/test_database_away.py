@@ -10,15 +10,14 @@ import contextlib
 import secrets
 import socket
 import threading
-import time
 from pathlib import Path
-from typing import Any
 
 import psycopg
 
 from deploy.client import Client
 from deploy.stack import free_port, one_daphne, server_env
 from tests.conftest import requires_postgres, requires_redis
+from tests.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis]
 
@@ -85,16 +84,6 @@ class Relay:
             self.open.clear()
 
 
-def until(predicate: Any, what: str) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(0.2)
-    raise AssertionError(f"timed out: {what}")
-
-
 def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> None:
     name = f"patience_fault_{secrets.token_hex(4)}"
     relay = Relay(("127.0.0.1", 5432))
@@ -136,14 +125,17 @@ def test_the_database_away_is_a_clean_503_and_play_resumes(tmp_path: Path) -> No
                 assert conn.execute("SELECT count(*) FROM games_attempt").fetchone()[0] == 1
 
             relay.start()  # back: the same player goes on where they were
-            until(lambda: player.request("GET", "/healthz").status == 200, "healthz ok again")
-            answer = until(
+            wait_for(
+                lambda: player.request("GET", "/healthz").status == 200, "healthz ok again", WAIT
+            )
+            answer = wait_for(
                 lambda: (
                     (r := player.request("POST", actions, {"seq": 1, "action": {"type": "stock"}}))
                     and r.status != 503
                     and r
                 ),
                 "an action accepted again",
+                WAIT,
             )
             assert answer.status == 200 and answer.body["seq"] == 2, answer.body
     finally:

@@ -51,8 +51,9 @@ from django.db import connection
 from games.dailies import deal_get, utc_today
 from games.engine import GameCode, new_game, solve
 from games.models import Attempt, DailyDeal
-from tests.celery_worker import WAIT, Worker, real_broker, wait_for, workers
+from tests.celery_worker import WAIT, Worker, real_broker, workers
 from tests.conftest import Client, requires_postgres, requires_redis
+from tests.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis, pytest.mark.django_db(transaction=True)]
 

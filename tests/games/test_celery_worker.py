@@ -20,8 +20,9 @@ from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, new_game, solve
 from games.models import Action, Attempt, DailyDeal
 from games.tasks import prepare_daily_deals, verify_attempt
-from tests.celery_worker import Worker, real_broker, wait_for, workers
+from tests.celery_worker import Worker, real_broker, workers
 from tests.conftest import Client, requires_postgres, requires_redis
+from tests.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis, pytest.mark.django_db(transaction=True)]
 

@@ -48,9 +48,9 @@ from deploy.stack import (
     wait_until_up,
 )
 from games.engine import ALL_VARIANTS
-from tests.celery_worker import wait_for
 from tests.conftest import requires_postgres, requires_redis
 from tests.realtime.test_two_daphnes import close_quietly, open_socket, receive
+from tests.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis]
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import secrets
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from games.engine import ALL_VARIANTS, Game, load_game
 from tests.api.test_config import settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, code_secrets, hidden_only, hidden_runs
+from tests.waiting import wait_for
 
 WAIT = 60.0  # every bounded wait, in seconds (the worker proves four deals first)
 PASSWORD = "correct horse battery staple"
@@ -199,13 +199,14 @@ def lines_of(path: Path, *, celery: bool = False) -> list[dict[str, Any]]:
     return records
 
 
-def wait_for(path: Path, task: str, count: int) -> None:
+def wait_for_tasks(path: Path, task: str, count: int) -> None:
     """Until the worker's log says ``count`` runs of ``task`` succeeded (bounded)."""
-    deadline = time.monotonic() + WAIT
     done = f"Task games.tasks.{task}["
-    while sum(done in n and "succeeded" in n for n in path.read_text().splitlines()) < count:
-        assert time.monotonic() < deadline, f"{task} did not succeed {count}× in {WAIT:g} s"
-        time.sleep(0.2)
+
+    def succeeded() -> bool:
+        return sum(done in n and "succeeded" in n for n in path.read_text().splitlines()) >= count
+
+    wait_for(succeeded, f"{count} runs of {task} to succeed", WAIT, path.read_text)
 
 
 def assert_nothing_hidden(texts: list[str], games: list[Game]) -> None:
@@ -270,7 +271,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
                 timeout=WAIT,
                 capture_output=True,
             )
-            wait_for(worker_log, "prepare_daily_deals", 1)
+            wait_for_tasks(worker_log, "prepare_daily_deals", 1)
 
             player = Client(port, timeout=WAIT)
             player.sign_up("logreader", PASSWORD)
@@ -286,7 +287,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
                 player.expect("POST", f"/api/games/{game['id']}/resign/")
                 play.seen(game["id"])
             # Each resigned ranked game is checked, then reviewed, by the worker.
-            wait_for(worker_log, "review_attempt", len(attempts))
+            wait_for_tasks(worker_log, "review_attempt", len(attempts))
             codes = server.running_daily_codes()
             stop([worker])
             worker = None

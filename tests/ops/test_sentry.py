@@ -19,7 +19,6 @@ import json
 import secrets
 import subprocess
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from tests.api.test_config import settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, hidden_only
 from tests.ops.failing_urls import CODE
+from tests.waiting import wait_for
 
 WAIT = 30.0
 PASSWORD = "correct horse battery staple"
@@ -217,10 +217,8 @@ def exception_type(event: dict[str, Any]) -> str:
 
 def wait_for_event(ingest: Ingest, kind: str, log: Path) -> None:
     """Until an event of an exception ``kind`` has reached the ingest (bounded)."""
-    deadline = time.monotonic() + WAIT
-    while not any(exception_type(e) == kind for e in ingest.events()):
-        assert time.monotonic() < deadline, f"no {kind} reached the ingest:\n{log.read_text()}"
-        time.sleep(0.2)
+    reached = lambda: any(exception_type(e) == kind for e in ingest.events())  # noqa: E731
+    wait_for(reached, f"a {kind} to reach the ingest", WAIT, log.read_text)
 
 
 def user_with_email(database: str, username: str, email: str) -> int:
