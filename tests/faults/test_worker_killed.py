@@ -17,11 +17,12 @@ and only then sends SIGKILL. Two cases:
   back; it stays taken and unacknowledged in Redis until the broker's visibility
   timeout (``CELERY_VISIBILITY_TIMEOUT``) has passed since it was taken, and a
   worker restores it (kombu does as a worker starts, and every 10 s while one
-  runs). Both workers run with the production settings — the timeout is the
-  one a deployment has (210 s, just above the tasks' time limit; issue 17
-  brought it down from an hour) — and the next worker starts at once, as
-  compose and ``make stack`` restart one: the check runs again within the
-  timeout and 10 s, not before it (kombu restores nothing younger). Before
+  runs). Both workers run with a timeout of ``VISIBILITY`` (30 s) so the
+  suite does not sit idle for a deployment's 210 s; that value and its place
+  just above the tasks' time limit are pinned by ``tests/games/test_jobs.py``,
+  and the mechanism is the same. The next worker starts at once, as compose
+  and ``make stack`` restart one: the check runs again within the timeout and
+  10 s, not before it (kombu restores nothing younger). Before
   then, the attempt is shown still unchecked: the killed worker's PostgreSQL
   session, granted the lock once the test lets go, is rolled back (its client
   is gone), so nothing of the first run is written.
@@ -51,7 +52,7 @@ from django.db import connection
 from games.dailies import deal_get, utc_today
 from games.engine import GameCode, new_game, solve
 from games.models import Attempt, DailyDeal
-from tests.celery_worker import WAIT, Worker, real_broker, workers
+from tests.celery_worker import WAIT, Worker, real_broker, worker_env, workers
 from tests.conftest import Client, requires_postgres, requires_redis
 from tests.waiting import wait_for
 
@@ -62,9 +63,10 @@ CODE = "SH1-C4-AAAAAJ2"  # winnable: the solver's line wins it
 VERIFY = "games.tasks.verify_attempt"
 QUEUE = "celery"  # Celery's default queue: a Redis list
 PREFORK = ("--pool", "prefork", "--concurrency", "1")
-VISIBILITY = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"]
-"""Seconds: ``CELERY_VISIBILITY_TIMEOUT`` as a deployment has it (the test's
-environment sets none, and the workers get the test's environment)."""
+VISIBILITY = 30
+"""Seconds: the whole-worker case's ``CELERY_VISIBILITY_TIMEOUT`` (a deployment's
+is 210 s); longer than the replay check takes, as a deployment's is longer than
+any task may take."""
 RESTORE_EVERY = settings.CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_interval"]
 
 
@@ -255,7 +257,8 @@ def test_whole_worker_killed_mid_check_the_next_worker_runs_it(start, row_lock, 
     attempt_id = daily_won(player)
     (task_id,) = queued_checks(attempt_id)
     row_lock.hold(attempt_id)
-    killed = start(*PREFORK)
+    short = worker_env(CELERY_VISIBILITY_TIMEOUT=str(VISIBILITY))
+    killed = start(*PREFORK, env=short)
     stuck = wait_for_waiting_check()
 
     killed.kill()  # SIGKILL to the worker and its pool child at once
@@ -272,7 +275,7 @@ def test_whole_worker_killed_mid_check_the_next_worker_runs_it(start, row_lock, 
     assert (row["verified"], row["pending"]) == (False, True)
 
     taken_at = unacked()[task_id]
-    again = start(*PREFORK)  # at once, as compose and make stack restart a worker
+    again = start(*PREFORK, env=short)  # at once, as compose and make stack restart one
     # Bounded: the timeout, kombu's next look, and a minute for a busy machine.
     assert_verified_once(
         attempt_id, task_id, [killed, again], within=VISIBILITY + RESTORE_EVERY + 60
