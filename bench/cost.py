@@ -89,9 +89,16 @@ from games.engine import GameCode, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 
 DB_NAME = "patience_cost"
-ENV = {**SERVER_ENV, "ACTION_RATE": "1000000/min", "GAME_RATE": "1000000/min"}
+ENV = {
+    **SERVER_ENV,
+    "ACTION_RATE": "1000000/min",
+    "GAME_RATE": "1000000/min",
+    "LOG_LEVEL": "INFO",
+}
 """The servers' settings beside the production defaults: rate limits no run reaches
-(they are still counted in Redis on every action, as in production)."""
+(they are still counted in Redis on every action, as in production), and the
+production log level, so each action's log lines are in its cost (the worker's
+"ready" and "received" lines, which this bench reads, are INFO too)."""
 SEED = 20261202
 TARGETS = {"websocket": 2.0, "HTTP": 3.5}
 """Daphne CPU per action at most this many times the floor (issue 14)."""
