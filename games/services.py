@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import re
 import secrets
 import threading
 from dataclasses import dataclass
@@ -300,24 +299,6 @@ def _game_of(attempt: Attempt) -> Game:
     return game
 
 
-_PILE = re.compile(r"[tcf][0-9]{1,2}|[swf]")
-_ACTION_TYPES = ("move", "stock", "tap", "double_tap", "undo")
-
-
-def _action_fields(action: dict[str, Any]) -> dict[str, Any]:
-    """What the log line says of a sent action: its type, piles and count, each
-    only when it is what it claims to be (a client may send any text)."""
-    fields: dict[str, Any] = {}
-    if action.get("type") in _ACTION_TYPES:
-        fields["type"] = action["type"]
-    for key in ("from", "to"):
-        if isinstance(action.get(key), str) and _PILE.fullmatch(action[key]):
-            fields[key] = action[key]
-    if type(action.get("count")) is int:
-        fields["count"] = action["count"]
-    return fields
-
-
 def attempt_apply_action(
     *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None = None
 ) -> Applied:
@@ -327,12 +308,18 @@ def attempt_apply_action(
     sent it (a channel name), which gets the answer and not the ``state`` event.
 
     One log line tells the outcome (accepted, duplicate, refused with the
-    refusal's code) with the ids, ``seq`` and the action's piles — never a card."""
+    refusal's code) with the ids, ``seq`` and the action as the engine read it
+    (type, pile ids, count; nothing of one it could not read) — never a card."""
     logs.bind(attempt_id=attempt_id, seq=seq)
-    outcome = {"via": "ws" if origin else "http", **_action_fields(action)}
+    outcome: dict[str, Any] = {"via": "ws" if origin else "http"}
     try:
         applied = _apply_action(
-            attempt_id=attempt_id, player=player, seq=seq, action=action, origin=origin
+            attempt_id=attempt_id,
+            player=player,
+            seq=seq,
+            action=action,
+            origin=origin,
+            said=outcome,
         )
     except Exception as exc:
         reason = getattr(exc, "code", "error")
@@ -343,14 +330,22 @@ def attempt_apply_action(
 
 
 def _apply_action(
-    *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None
+    *,
+    attempt_id: int,
+    player: User,
+    seq: int,
+    action: dict[str, Any],
+    origin: str | None,
+    said: dict[str, Any],
 ) -> Applied:
+    """:func:`attempt_apply_action`'s transaction; ``said`` gets the parsed action."""
     with transaction.atomic():
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)
         game = _game_of(attempt)
         try:
             parsed = game.parse_action(action)
             sent = parsed.to_json()
+            said.update(sent)
             if seq < attempt.seq:
                 done = Action.objects.filter(attempt=attempt, seq=seq).first()
                 if done is not None and done.sent == sent:

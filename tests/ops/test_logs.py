@@ -51,6 +51,8 @@ from tests.waiting import wait_for
 
 WAIT = 60.0  # every bounded wait, in seconds (the worker proves four deals first)
 PASSWORD = "correct horse battery staple"
+SAID = ("attempt_id", "seq", "type", "outcome", "reason")
+"""What an action's line says that the test checks against what was sent."""
 CELERY_SAYS = {"", "worker: Warm shutdown (MainProcess)"}
 """What Celery prints itself, not through logging, as it stops (README)."""
 
@@ -115,11 +117,15 @@ def action_for(kind: str, fixed: dict[str, Any] | None, view: dict[str, Any]) ->
 
 
 def actions_to_try() -> Iterator[tuple[str, dict[str, Any] | None]]:
-    """Two legal actions, a refused one, a stale seq, an undo, a legal one."""
+    """Two legal actions, a refused one, a malformed one, a stale seq, an undo, a
+    legal one."""
     yield "legal", None
     yield "legal", None
     yield "refused", {"type": "move", "from": "t1", "to": "t2", "count": 60}
-    yield "stale", {"type": "undo"}
+    # Not an action the engine can read (a card for a pile): its line says nothing of it.
+    yield "malformed", {"type": "move", "from": "KS", "to": "t2"}
+    # Never accepted, so never the duplicate of the action at seq - 1.
+    yield "stale", {"type": "move", "from": "t1", "to": "t2", "count": 60}
     yield "undo", {"type": "undo"}
     yield "legal", None
 
@@ -128,9 +134,10 @@ def play_http(player: Client, play: Play, game: dict[str, Any]) -> dict[str, Any
     gid = game["id"]
     for kind, fixed in actions_to_try():
         seq = game["seq"] - 1 if kind == "stale" else game["seq"]
-        body = {"seq": seq, "action": action_for(kind, fixed, game["view"])}
+        action = action_for(kind, fixed, game["view"])
+        body = {"seq": seq, "action": action}
         answer = player.request("POST", f"/api/games/{gid}/actions/", body)
-        expected = {"legal": 200, "undo": 200, "refused": 422, "stale": 409}[kind]
+        expected = {"legal": 200, "undo": 200, "refused": 422, "malformed": 400, "stale": 409}[kind]
         assert answer.status == expected, (kind, answer.status, answer.body)
         refused = answer.status >= 400
         play.http.append(
@@ -138,6 +145,7 @@ def play_http(player: Client, play: Play, game: dict[str, Any]) -> dict[str, Any
                 "request_id": answer.headers.get("X-Request-ID"),
                 "attempt_id": gid,
                 "seq": seq,
+                "type": None if kind == "malformed" else action["type"],
                 "outcome": "refused" if refused else "accepted",
                 "reason": answer.body["error"]["code"] if refused else None,
                 "status": answer.status,
@@ -180,11 +188,12 @@ def play_ws(port: int, player: Client, play: Play, game: dict[str, Any]) -> None
             ws.send(json.dumps({"type": "action", "seq": seq, "action": action}))
             answer = reply(ws)
             refused = answer["type"] == "error"
-            assert refused == (kind in ("refused", "stale")), (kind, answer)
+            assert refused == (kind in ("refused", "malformed", "stale")), (kind, answer)
             play.ws.append(
                 {
                     "attempt_id": gid,
                     "seq": seq,
+                    "type": None if kind == "malformed" else action["type"],
                     "outcome": "refused" if refused else "accepted",
                     "reason": answer["error"]["code"] if refused else None,
                 }
@@ -317,9 +326,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
     for sent in play.http:
         (line,) = [r for r in actions if r.get("request_id") == sent["request_id"]]
         assert line["via"] == "http" and line["user_id"] == user_id, line
-        assert {k: line.get(k) for k in ("attempt_id", "seq", "outcome", "reason")} == {
-            k: sent[k] for k in ("attempt_id", "seq", "outcome", "reason")
-        }, (line, sent)
+        assert {k: line.get(k) for k in SAID} == {k: sent[k] for k in SAID}, (line, sent)
         (access,) = [
             r
             for r in daphne
@@ -329,9 +336,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
         assert access["path"] == f"/api/games/{sent['attempt_id']}/actions/", access
         assert access["user_id"] == user_id and access["ms"] >= 0, access
     over_ws = [r for r in actions if r["via"] == "ws"]
-    assert [
-        {k: r.get(k) for k in ("attempt_id", "seq", "outcome", "reason")} for r in over_ws
-    ] == play.ws
+    assert [{k: r.get(k) for k in SAID} for r in over_ws] == play.ws
     assert all(r["user_id"] == user_id and "request_id" not in r for r in over_ws), over_ws
     sockets = {r["attempt_id"]: r["conn"] for r in over_ws}
     assert len(set(sockets.values())) == len(attempts), "one socket per game, each its own id"
