@@ -48,19 +48,32 @@ def user_register(*, username: str, password: str) -> User:
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None
 
 
+def lookalike(username: str, skeleton: str, *, exclude: int | None = None) -> str | None:
+    """The name of an existing player (other than the account ``exclude``) that
+    looks like ``username`` — not merely the same name in another case: that one
+    is taken, which the case-insensitive constraint says."""
+    existing = User.objects.filter(username_skeleton=skeleton).exclude(pk=exclude)
+    for other in existing.values_list("username", flat=True):
+        if other.lower() != username.lower():
+            return other
+    return None
+
+
+def confusable_message(username: str, other: str) -> str:
+    return f"{username!r} looks like the existing player \u201c{other}\u201d: choose another name."
+
+
 def refuse_lookalike(username: str, skeleton: str) -> None:
     """400 ``username_confusable`` naming the existing player whose name looks
-    like ``username`` (not merely the same name in another case: that is taken)."""
-    existing = User.objects.filter(username_skeleton=skeleton).values_list("username", flat=True)
-    for other in existing:
-        if other.lower() != username.lower():
-            raise ApiError(
-                400,
-                "username_confusable",
-                f"{username!r} looks like the existing player \u201c{other}\u201d: "
-                "choose another name.",
-                params={"existing": other},
-            )
+    like ``username``."""
+    other = lookalike(username, skeleton)
+    if other is not None:
+        raise ApiError(
+            400,
+            "username_confusable",
+            confusable_message(username, other),
+            params={"existing": other},
+        )
 
 
 SETTINGS = (

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import connection
+from django.test import Client as DjangoClient
 
 from accounts.models import User
 from accounts.names import username_skeleton
@@ -22,6 +24,7 @@ from tests.conftest import Client, assert_error, requires_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTER = "/api/auth/register/"
+ADMIN = f"/{settings.ADMIN_PATH}"
 PASSWORD = "correct horse battery"
 
 
@@ -167,3 +170,65 @@ def test_the_migration_keeps_existing_lookalike_accounts(tmp_path):
         "eve": username_skeleton("eve"),
         "\uff41d\uff41m": None,
     }
+
+
+@pytest.fixture
+def admin_browser(django_user_model):
+    """A signed-in superuser's browser on the admin's user pages."""
+    boss = django_user_model.objects.create_superuser("boss", password="boss-password-1")
+    browser = DjangoClient()
+    browser.force_login(boss)
+    return browser
+
+
+def admin_add(browser: DjangoClient, name: str) -> Any:
+    password = "a long admin-chosen password"
+    return browser.post(
+        f"{ADMIN}accounts/user/add/",
+        {"username": name, "usable_password": "true", "password1": password, "password2": password},
+    )
+
+
+def admin_rename(browser: DjangoClient, user: User, name: str) -> Any:
+    return browser.post(
+        f"{ADMIN}accounts/user/{user.pk}/change/",
+        {
+            "username": name,
+            "is_active": "on",
+            "date_joined_0": "2026-12-01",
+            "date_joined_1": "10:00:00",
+        },
+    )
+
+
+@pytest.mark.django_db
+def test_the_admin_adds_no_lookalike_and_stores_the_skeleton_of_what_it_adds(admin_browser):
+    assert register("adam").status_code == 201
+    refused = admin_add(admin_browser, "\u0430dam")
+    assert refused.status_code == 200, refused.status_code  # the form again, with the error
+    assert "looks like the existing player \u201cadam\u201d" in refused.content.decode()
+    assert not User.objects.filter(username="\u0430dam").exists()
+
+    assert admin_add(admin_browser, "lars").status_code == 302
+    assert User.objects.get(username="lars").username_skeleton == username_skeleton("lars")
+    assert_error(register("Iars"), 400, "username_confusable")
+
+
+@pytest.mark.django_db
+def test_a_rename_in_the_admin_is_guarded_and_moves_the_skeleton(admin_browser):
+    assert register("adam").status_code == 201
+    assert register("lars").status_code == 201
+    lars = User.objects.get(username="lars")
+    refused = admin_rename(admin_browser, lars, "\u0430d\u0430m")
+    assert refused.status_code == 200, refused.status_code
+    assert "looks like the existing player \u201cadam\u201d" in refused.content.decode()
+    lars.refresh_from_db()
+    assert (lars.username, lars.username_skeleton) == ("lars", username_skeleton("lars"))
+
+    assert admin_rename(admin_browser, lars, "nick").status_code == 302
+    lars.refresh_from_db()
+    assert (lars.username, lars.username_skeleton) == ("nick", username_skeleton("nick"))
+    assert_error(register("n\u0456ck"), 400, "username_confusable")  # Cyrillic i
+    assert register("Iars").status_code == 201  # the old name's look is free again
+    # Its own name in other letters of the same look is no clash with itself.
+    assert admin_rename(admin_browser, lars, "NICK").status_code == 302
