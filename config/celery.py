@@ -3,7 +3,8 @@
 Its configuration is the ``CELERY_*`` settings (``config/settings.py``), the beat
 schedule included; tasks live in each app's ``tasks.py``. Logging is Django's
 (``settings.LOGGING``: JSON lines, ``config/logs.py``), not Celery's own, and
-each task's lines carry its name, id and the attempt it is about.
+each task's lines carry its name, id, the attempt it is about and the id of the
+request that queued it.
 """
 
 import inspect
@@ -11,6 +12,7 @@ import logging.config
 import os
 from typing import Any
 
+import structlog
 from celery import Celery, signals
 from django.conf import settings
 
@@ -31,18 +33,39 @@ def _logging(**kwargs: Any) -> None:
     logging.config.dictConfig(settings.LOGGING)
 
 
+REQUEST_HEADER = "log_request_id"
+"""The message header that carries the id of the request that queued a task."""
+
+_outer: list[dict[str, Any]] = []
+"""The context a task ran inside, given back when it ends: a request's, when the
+task ran eagerly (``CELERY_EAGER``) within it; empty in a worker."""
+
+
+@signals.before_task_publish.connect
+def _carry_request_id(headers: dict[str, Any], **_: Any) -> None:
+    """A task queued while a request (or a task it queued) is handled carries
+    that request's id: the worker's lines of it then carry it too."""
+    request_id = structlog.contextvars.get_contextvars().get("request_id")
+    if request_id is not None:
+        headers.setdefault(REQUEST_HEADER, request_id)
+
+
 @signals.task_prerun.connect
 def _task_context(
     task_id: str, task: Any, args: tuple[Any, ...], kwargs: dict[str, Any], **_: Any
 ) -> None:
-    """A task is a unit of work of its own (``config/logs.py``)."""
+    """A task is a unit of work of its own (``config/logs.py``), with the id of
+    the request that queued it."""
+    outer = structlog.contextvars.get_contextvars()
+    _outer.append(outer)
     try:
         attempt_id = inspect.signature(task.run).bind(*args, **kwargs).arguments.get("attempt_id")
     except TypeError:  # arguments that do not fit: the task itself will say so
         attempt_id = None
-    logs.start(task=task.name, task_id=task_id, attempt_id=attempt_id)
+    request_id = task.request.get(REQUEST_HEADER) or outer.get("request_id")
+    logs.start(task=task.name, task_id=task_id, attempt_id=attempt_id, request_id=request_id)
 
 
 @signals.task_postrun.connect
 def _task_done(**_: Any) -> None:
-    logs.start()
+    logs.start(**(_outer.pop() if _outer else {}))

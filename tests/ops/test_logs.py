@@ -24,12 +24,16 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import psycopg
 import pytest
+import structlog
+from celery import signals
 from websockets.sync.client import ClientConnection, connect
 from websockets.typing import Origin
 
+from config import logs
 from deploy.client import Client
 from deploy.stack import (
     CELERY,
@@ -44,6 +48,7 @@ from deploy.stack import (
     stop,
 )
 from games.engine import ALL_VARIANTS, Game, load_game
+from games.tasks import verify_attempt
 from tests.api.test_config import settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, code_secrets, hidden_only, hidden_runs
@@ -267,6 +272,34 @@ def test_sql_and_its_parameters_are_never_logged():
     assert "SELECT" not in out.stdout and "KS" not in out.stdout, out.stdout
 
 
+@pytest.mark.django_db
+def test_an_eager_task_carries_the_request_id_and_gives_the_requests_context_back():
+    """Under ``CELERY_EAGER`` (``make run``) a task runs inside the request that
+    queued it: its lines carry the request's id, and the request's own later
+    lines (its access line) keep their ids."""
+    inside: list[dict[str, Any]] = []
+
+    def snapshot(**_: Any) -> None:
+        inside.append(structlog.contextvars.get_contextvars())
+
+    logs.start(request_id="r-1", user_id=7)
+    signals.task_success.connect(snapshot)
+    try:
+        verify_attempt.delay(10**9)  # no such game: the task says so and ends
+    finally:
+        signals.task_success.disconnect(snapshot)
+    assert inside == [
+        {
+            "task": "games.tasks.verify_attempt",
+            "task_id": ANY,
+            "attempt_id": 10**9,
+            "request_id": "r-1",
+        }
+    ]
+    assert structlog.contextvars.get_contextvars() == {"request_id": "r-1", "user_id": 7}
+    logs.start()
+
+
 @requires_postgres
 @requires_redis
 def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(tmp_path):
@@ -299,6 +332,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
             player.sign_up("logreader", PASSWORD)
             (user_id,) = server.one("SELECT id FROM accounts_user WHERE username = 'logreader'")
             attempts = []
+            resigns: dict[int, str] = {}  # each game's resign request id
             for variant in ALL_VARIANTS:
                 game = player.expect("POST", "/api/games/", {"daily": variant}, status=201)
                 assert game["code"] is None
@@ -306,7 +340,9 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
                 play.seen(game["id"])
                 game = play_http(player, play, game)
                 play_ws(port, player, play, game)
-                player.expect("POST", f"/api/games/{game['id']}/resign/")
+                resigned = player.request("POST", f"/api/games/{game['id']}/resign/")
+                assert resigned.status == 200, resigned.body
+                resigns[game["id"]] = resigned.headers["X-Request-ID"]
                 play.seen(game["id"])
             # Each resigned ranked game is checked, then reviewed, by the worker.
             wait_for_tasks(worker_log, "review_attempt", len(attempts))
@@ -354,6 +390,12 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
     checks = [r for r in work if r.get("task") == "games.tasks.verify_attempt"]
     assert {r["attempt_id"] for r in checks} == set(attempts), checks
     assert all(r["task_id"] for r in checks)
+    # … and which request queued it: the resign, for the check and for the
+    # review the check queued in turn.
+    for task in ("games.tasks.verify_attempt", "games.tasks.review_attempt"):
+        lines = [r for r in work if r.get("task") == task]
+        assert {r["attempt_id"] for r in lines} == set(attempts), lines
+        assert all(r.get("request_id") == resigns[r["attempt_id"]] for r in lines), lines
 
     # Nothing hidden, nothing that names a running daily.
     texts = [json.dumps(r) for r in daphne + work]
