@@ -49,7 +49,7 @@ from deploy.stack import (
 )
 from tests.conftest import requires_postgres
 from tests.engine.search import find_win
-from tests.realtime.test_two_daphnes import Player, open_socket
+from tests.players import Player, open_socket
 
 pytestmark = [
     requires_postgres,

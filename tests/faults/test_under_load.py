@@ -50,7 +50,7 @@ from websockets.typing import Origin
 from deploy.client import Client
 from deploy.stack import Stack
 from tests.conftest import requires_postgres, requires_redis
-from tests.realtime.test_two_daphnes import sign_up
+from tests.players import session_cookie, sign_up
 
 pytestmark = [requires_postgres, requires_redis]
 
@@ -324,7 +324,7 @@ class Load:
         return await connect(
             f"ws://127.0.0.1:{port}{path}",
             origin=Origin(f"http://127.0.0.1:{port}"),
-            additional_headers={"Cookie": f"sessionid={browser.cookies['sessionid']}"},
+            additional_headers=session_cookie(browser),
             open_timeout=5,
             close_timeout=1,
             max_queue=None,

@@ -49,7 +49,7 @@ from deploy.stack import (
 )
 from games.engine import ALL_VARIANTS
 from tests.conftest import requires_postgres, requires_redis
-from tests.realtime.test_two_daphnes import close_quietly, open_socket, receive
+from tests.players import close_quietly, open_socket, receive
 from tests.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis]

@@ -30,8 +30,7 @@ import psycopg
 import pytest
 import structlog
 from celery import signals
-from websockets.sync.client import ClientConnection, connect
-from websockets.typing import Origin
+from websockets.sync.client import ClientConnection
 
 from config import logs
 from deploy.client import Client
@@ -52,6 +51,7 @@ from games.tasks import verify_attempt
 from tests.api.test_config import settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, code_secrets, hidden_only, hidden_runs
+from tests.players import open_socket
 from tests.waiting import wait_for
 
 WAIT = 60.0  # every bounded wait, in seconds (the worker proves four deals first)
@@ -162,17 +162,6 @@ def play_http(player: Client, play: Play, game: dict[str, Any]) -> dict[str, Any
     return game
 
 
-def open_socket(port: int, path: str, player: Client) -> ClientConnection:
-    return connect(
-        f"ws://127.0.0.1:{port}{path}",
-        origin=Origin(f"http://127.0.0.1:{port}"),
-        additional_headers={"Cookie": f"sessionid={player.cookies['sessionid']}"},
-        proxy=None,
-        open_timeout=WAIT,
-        close_timeout=1,
-    )
-
-
 def reply(ws: ClientConnection) -> dict[str, Any]:
     """The answer to the frame sent, past broadcasts (a worker's dead-end proof)."""
     while True:
@@ -183,7 +172,7 @@ def reply(ws: ClientConnection) -> dict[str, Any]:
 
 def play_ws(port: int, player: Client, play: Play, game: dict[str, Any]) -> None:
     gid = game["id"]
-    with open_socket(port, f"/ws/games/{gid}/", player) as ws:
+    with open_socket(port, f"/ws/games/{gid}/", player, wait=WAIT) as ws:
         snapshot = json.loads(ws.recv(timeout=WAIT))
         assert snapshot["type"] == "snapshot", snapshot
         game = snapshot["game"]

@@ -36,8 +36,7 @@ from typing import Any
 
 import psycopg
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
-from websockets.sync.client import ClientConnection, connect
-from websockets.typing import Origin
+from websockets.sync.client import ClientConnection
 
 from deploy.client import Client
 from deploy.stack import (
@@ -55,13 +54,19 @@ from deploy.stack import (
 from games.engine import new_game
 from tests.conftest import requires_postgres, requires_redis
 from tests.engine.search import find_win
+from tests.players import (
+    WAIT,
+    Player,
+    close_quietly,
+    messages,
+    open_socket,
+    sign_up,
+)
 
 pytestmark = [requires_postgres, requires_redis]
 
 CODE = "SH1-C4-AAAAAAE"  # a Seahaven deal that can be won
 VARIANT = "SH1-C4"
-WAIT = 10.0  # every bounded wait of this test, in seconds
-PASSWORD = "correct horse battery staple"
 
 
 # --- processes ---------------------------------------------------------------------
@@ -96,86 +101,7 @@ class Daphne:
             stop([self.process])
 
 
-# --- HTTP --------------------------------------------------------------------------
-
-
-def sign_up(username: str, port: int) -> Client:
-    """A player signed up on the daphne at ``port``; each of its requests is one
-    short HTTP/1.1 connection (a killed server leaves no stale keep-alive behind)."""
-    player = Client(port, timeout=WAIT, keep_alive=False)
-    player.sign_up(username, PASSWORD)
-    return player
-
-
 # --- websockets --------------------------------------------------------------------
-
-
-def open_socket(port: int, path: str, browser: Client | None) -> ClientConnection:
-    headers = {}
-    if browser is not None:
-        headers["Cookie"] = f"sessionid={browser.cookies['sessionid']}"
-    return connect(
-        f"ws://127.0.0.1:{port}{path}",
-        origin=Origin(f"http://127.0.0.1:{port}"),
-        additional_headers=headers,
-        proxy=None,
-        open_timeout=WAIT,
-        close_timeout=1,
-        max_queue=None,
-        legacy=True,  # a plain connection, closed by the test's clean-up
-    )
-
-
-def receive(ws: ClientConnection, deadline: float) -> dict[str, Any]:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise TimeoutError
-    message = json.loads(ws.recv(timeout=left))
-    assert isinstance(message, dict) and "type" in message, message
-    return message
-
-
-def messages(ws: ClientConnection, what: str) -> Iterator[dict[str, Any]]:
-    """Frames from ``ws`` until the caller stops; failing after ``WAIT`` seconds."""
-    deadline = time.monotonic() + WAIT
-    while True:
-        try:
-            yield receive(ws, deadline)
-        except TimeoutError:
-            raise AssertionError(f"no {what} within {WAIT} s") from None
-
-
-class Player:
-    """The player's game socket: sends actions, waits for their ``ack``."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-
-    def snapshot(self) -> dict[str, Any]:
-        for message in messages(self.ws, "snapshot"):
-            if message["type"] == "snapshot":
-                return message
-            raise AssertionError(f"expected the snapshot first, got {message}")
-        raise AssertionError("unreachable")
-
-    def send(self, seq: int, action: dict[str, Any]) -> None:
-        self.ws.send(json.dumps({"seq": seq, "action": action}))
-
-    def ack(self, seq: int) -> dict[str, Any]:
-        for message in messages(self.ws, f"ack of seq {seq}"):
-            if message["type"] == "error":
-                raise AssertionError(f"action seq {seq} refused: {message}")
-            if message["type"] == "ack" and message["seq"] == seq:
-                return message
-            assert message["type"] == "state", message  # of actions its other sockets sent
-        raise AssertionError("unreachable")
-
-    def play(self, seq: int, action: dict[str, Any]) -> dict[str, Any]:
-        self.send(seq, action)
-        ack = self.ack(seq)
-        assert ack["v"] == seq + 1 and ack["duplicate"] is False, ack
-        assert ack["game"]["seq"] == seq + 1
-        return ack
 
 
 class Spectator:
@@ -223,12 +149,6 @@ class Spectator:
                 raise AssertionError(f"spectator got {message}")
             if self.v >= target and not asked:
                 return
-
-
-def close_quietly(ws: ClientConnection | None) -> None:
-    if ws is not None:
-        with contextlib.suppress(Exception):
-            ws.close()
 
 
 def reconnect(port: int, path: str, browser: Client) -> ClientConnection:
