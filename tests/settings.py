@@ -14,12 +14,23 @@ from django.core.exceptions import ImproperlyConfigured
 from deploy.stack import answers
 
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/patience"
+# One Redis database per pytest-xdist worker (gw0 takes 15, gw1 14, …), as
+# pytest-django gives each its own test database: the tests clear the cache
+# around each test, and the channel layer's groups are named by attempt ids that
+# every worker's database numbers from 1.
+# (The workers inherit the controller's environment, where this module has
+# already set gw0's URL: theirs replaces it.)
 REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+if _WORKER > 3:
+    raise ImproperlyConfigured("The tests run on at most 4 xdist workers (Redis dbs 15 to 12).")
+if os.environ.get("REDIS_URL") == REDIS_TEST_URL:
+    del os.environ["REDIS_URL"]
 
 if "DATABASE_URL" not in os.environ and answers("127.0.0.1", 5432):
     os.environ["DATABASE_URL"] = POSTGRES_URL
 if "REDIS_URL" not in os.environ and answers("127.0.0.1", 6379):
-    os.environ["REDIS_URL"] = REDIS_TEST_URL
+    os.environ["REDIS_URL"] = REDIS_TEST_URL.replace("/15", f"/{15 - _WORKER}")
 os.environ.setdefault("SECRET_KEY", "test-only-secret")
 os.environ.setdefault("DAILY_DEAL_SECRET", "test-only-daily-secret")
 # Tasks run in-process, at once; the tests about a real Celery worker start one
