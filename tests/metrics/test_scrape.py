@@ -339,7 +339,8 @@ def test_queue_depth_task_runtime_and_daily_preparation(servers: Servers):
         ), variant
 
     # A real message on the broker, no worker yet: the scrape reads it there.
-    sender = Celery(broker=servers.redis_url)
+    # Not the current app: the tests after this one in this process queue to theirs.
+    sender = Celery(broker=servers.redis_url, set_as_current=False)
     sender.send_task("games.tasks.prepare_daily_deals", kwargs={"start": tomorrow, "days": 1})
     assert broker.llen("celery") == 1
     figures = servers.figures()
