@@ -42,8 +42,11 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
 
+## pytest: the suite on $(TEST_WORKERS) processes (pytest-xdist, each test file whole to
+## one; each its own test database and Redis database), naming the slowest tests at the end
+TEST_WORKERS ?= 3
 pytest: $(VENV)/.installed
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=20
 
 ## bench: the engine's speed figures; bench-api: the HTTP API's; bench-ws: websocket load;
 ## bench-solver: the solvers' (and the daily-deal job's) figures
