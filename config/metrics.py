@@ -1,6 +1,6 @@
 """What the service counts, for Prometheus (README, "Metrics"): the metric
 objects, and the meter every action goes through at its door (REST view,
-websocket consumer).
+websocket consumer), which also writes the action's log line.
 
 Every layer that counts imports this module, so it sits under the apps with
 the web kit (``pyproject.toml``) and imports nothing of them. How the figures
@@ -29,9 +29,11 @@ from typing import Any
 from django.conf import settings
 from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
 
+from . import logs
 from .errors import describe_error
 
 log = logging.getLogger(__name__)
+action_log = logs.get_logger("games.actions")
 
 disable_created_metrics()  # no ``*_created`` series: they double the output, nothing reads them
 if settings.METRICS_DIR:  # prometheus-client writes there from the first metric on
@@ -150,20 +152,26 @@ _OPEN = {kind: WEBSOCKETS_OPEN.labels(kind) for kind in SOCKET_KINDS}
 
 
 class ActionMeter:
-    """One action at its door: times it and counts how it was answered.
+    """One action at its door: times it, counts how it was answered and writes
+    its one log line (``games.actions``) — one classification of the answer for
+    both, whether the action reached the game or was turned away at the door.
 
     The websocket consumer wraps its handler (``with ActionMeter("websocket")
     as meter:``): an exception leaving the block is classified as its answer
     will be. The REST view, whose exceptions DRF answers inside its dispatch,
     calls ``answered`` with the response's status and error code instead.
-    Set ``duplicate`` when the service says the action was a resend."""
+    Set ``duplicate`` when the service says the action was a resend; the
+    service fills ``said`` with the action as the engine read it (type, pile
+    ids, count — never a card), which the log line carries."""
 
-    __slots__ = ("duplicate", "started", "transport")
+    __slots__ = ("duplicate", "said", "started", "transport")
 
-    def __init__(self, transport: str) -> None:
+    def __init__(self, transport: str, attempt_id: int) -> None:
         self.transport = transport
         self.duplicate = False
+        self.said: dict[str, Any] = {}
         self.started = time.perf_counter()
+        logs.bind(attempt_id=attempt_id)
 
     def __enter__(self) -> ActionMeter:
         return self
@@ -182,15 +190,20 @@ class ActionMeter:
 
     @_never_raises
     def answered(self, status: int, code: object = None) -> None:
-        """Count the answer (``status``; for an error, its ``code``) and its time."""
+        """Count the answer (``status``; for an error, its ``code``) and its
+        time, and log it."""
         _TIMED[self.transport].observe(time.perf_counter() - self.started)
         if status < 300:
-            _COUNTED[self.transport, "duplicate" if self.duplicate else "accepted"].inc()
+            outcome = "duplicate" if self.duplicate else "accepted"
+            _COUNTED[self.transport, outcome].inc()
+            action_log.info("action", via=self.transport, outcome=outcome, **self.said)
             return
         reason = _reason(code)
-        _COUNTED[self.transport, _outcome(status, reason)].inc()
+        outcome = _outcome(status, reason)
+        _COUNTED[self.transport, outcome].inc()
         if status < 500:
             REFUSALS.labels(self.transport, reason).inc()
+        action_log.info("action", via=self.transport, outcome=outcome, reason=reason, **self.said)
 
 
 @_never_raises

@@ -260,7 +260,7 @@ class ActionsView(APIView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         # Started before DRF's checks: sign-in, CSRF and rate-limit refusals count too.
-        self.meter = ActionMeter("http")
+        self.meter = ActionMeter("http", kwargs["attempt_id"])
         super().initial(request, *args, **kwargs)
 
     def finalize_response(
@@ -282,7 +282,7 @@ class ActionsView(APIView):
     def post(self, request: Request, attempt_id: int) -> HttpResponse:
         seq, action = action_input(request.data)
         applied = attempt_apply_action(
-            attempt_id=attempt_id, player=request.user, seq=seq, action=action
+            attempt_id=attempt_id, player=request.user, seq=seq, action=action, said=self.meter.said
         )
         self.meter.duplicate = applied.duplicate
         # The attempt object as the player sees it, encoded once in the service.

@@ -174,11 +174,16 @@ def _act(attempt_id: int, user: Any, message: dict[str, Any], origin: str) -> st
     """Apply an action frame from socket ``origin``; the ``ack``, encoded around the
     attempt object the service encoded (the ``state`` event to the game's other
     sockets carries the same)."""
-    with metrics.ActionMeter("websocket") as meter:
+    with metrics.ActionMeter("websocket", attempt_id) as meter:
         seq, action = action_input({k: v for k, v in message.items() if k != "type"})
         rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
         applied = attempt_apply_action(
-            attempt_id=attempt_id, player=user, seq=seq, action=action, origin=origin
+            attempt_id=attempt_id,
+            player=user,
+            seq=seq,
+            action=action,
+            origin=origin,
+            said=meter.said,
         )
         meter.duplicate = applied.duplicate
     duplicate = "true" if applied.duplicate else "false"

@@ -42,7 +42,6 @@ from .models import Action, Attempt, DailyDeal, Deal, log_month
 from .selectors import attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
-action_log = logs.get_logger("games.actions")
 
 
 def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:
@@ -300,33 +299,30 @@ def _game_of(attempt: Attempt) -> Game:
 
 
 def attempt_apply_action(
-    *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None = None
+    *,
+    attempt_id: int,
+    player: User,
+    seq: int,
+    action: dict[str, Any],
+    origin: str | None = None,
+    said: dict[str, Any] | None = None,
 ) -> Applied:
     """Apply one action: one transaction, the attempt row locked, ``seq`` checked
     (PRODUCT.md), the engine asked, the action logged — committed before any
     answer. A refusal raises and changes nothing. ``origin``: the socket that
     sent it (a channel name), which gets the answer and not the ``state`` event.
-
-    One log line tells the outcome (accepted, duplicate, refused with the
-    refusal's code) with the ids, ``seq`` and the action as the engine read it
-    (type, pile ids, count; nothing of one it could not read) — never a card."""
+    ``said``, when given, gets the action as the engine read it (type, pile ids,
+    count; nothing of one it could not read) for the door's log line
+    (``config.metrics.ActionMeter``)."""
     logs.bind(attempt_id=attempt_id, seq=seq)
-    outcome: dict[str, Any] = {"via": "ws" if origin else "http"}
-    try:
-        applied = _apply_action(
-            attempt_id=attempt_id,
-            player=player,
-            seq=seq,
-            action=action,
-            origin=origin,
-            said=outcome,
-        )
-    except Exception as exc:
-        reason = getattr(exc, "code", "error")
-        action_log.info("action", outcome="refused", reason=reason, **outcome)
-        raise
-    action_log.info("action", outcome="duplicate" if applied.duplicate else "accepted", **outcome)
-    return applied
+    return _apply_action(
+        attempt_id=attempt_id,
+        player=player,
+        seq=seq,
+        action=action,
+        origin=origin,
+        said=said if said is not None else {},
+    )
 
 
 def _apply_action(

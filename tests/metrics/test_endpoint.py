@@ -92,8 +92,8 @@ def test_an_unknown_error_code_is_no_label():
     """Labels are bounded: a code that is not one of our snake_case words (it
     should never happen) is counted as ``other``, whatever it holds."""
     before = figure("patience_refusals_total", transport="http", reason="other")
-    ActionMeter("http").answered(422, "SH1-C4-AAAAAJ2 TH")
-    ActionMeter("http").answered(400, None)
+    ActionMeter("http", 1).answered(422, "SH1-C4-AAAAAJ2 TH")
+    ActionMeter("http", 1).answered(400, None)
     assert figure("patience_refusals_total", transport="http", reason="other") == before + 2
     assert (
         REGISTRY.get_sample_value(

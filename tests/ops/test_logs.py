@@ -57,6 +57,14 @@ from tests.waiting import wait_for
 WAIT = 60.0  # every bounded wait, in seconds (the worker proves four deals first)
 PASSWORD = "correct horse battery staple"
 SAID = ("attempt_id", "seq", "type", "outcome", "reason")
+OUTCOME = {
+    "legal": "accepted",
+    "undo": "accepted",
+    "refused": "refused",
+    "malformed": "invalid",
+    "stale": "stale",
+}
+"""Each kind of action tried, as its line (and the metrics) say it was answered."""
 """What an action's line says that the test checks against what was sent."""
 CELERY_SAYS = {"", "worker: Warm shutdown (MainProcess)"}
 """What Celery prints itself, not through logging, as it stops (README)."""
@@ -151,7 +159,7 @@ def play_http(player: Client, play: Play, game: dict[str, Any]) -> dict[str, Any
                 "attempt_id": gid,
                 "seq": seq,
                 "type": None if kind == "malformed" else action["type"],
-                "outcome": "refused" if refused else "accepted",
+                "outcome": OUTCOME[kind],
                 "reason": answer.body["error"]["code"] if refused else None,
                 "status": answer.status,
             }
@@ -188,7 +196,7 @@ def play_ws(port: int, player: Client, play: Play, game: dict[str, Any]) -> None
                     "attempt_id": gid,
                     "seq": seq,
                     "type": None if kind == "malformed" else action["type"],
-                    "outcome": "refused" if refused else "accepted",
+                    "outcome": OUTCOME[kind],
                     "reason": answer["error"]["code"] if refused else None,
                 }
             )
@@ -333,6 +341,21 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
                 assert resigned.status == 200, resigned.body
                 resigns[game["id"]] = resigned.headers["X-Request-ID"]
                 play.seen(game["id"])
+            # No such game: turned away, and its line says so as the metrics count it.
+            body = {"seq": 0, "action": {"type": "undo"}}
+            denied = player.request("POST", f"/api/games/{10**6}/actions/", body)
+            assert denied.status == 404, denied.body
+            play.http.append(
+                {
+                    "request_id": denied.headers.get("X-Request-ID"),
+                    "attempt_id": 10**6,
+                    "seq": 0,
+                    "type": None,
+                    "outcome": "denied",
+                    "reason": denied.body["error"]["code"],
+                    "status": 404,
+                }
+            )
             # Each resigned ranked game is checked, then reviewed, by the worker.
             wait_for_tasks(worker_log, "review_attempt", len(attempts))
             codes = server.running_daily_codes()
@@ -360,7 +383,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
         assert access["status"] == sent["status"] and access["method"] == "POST", access
         assert access["path"] == f"/api/games/{sent['attempt_id']}/actions/", access
         assert access["user_id"] == user_id and access["ms"] >= 0, access
-    over_ws = [r for r in actions if r["via"] == "ws"]
+    over_ws = [r for r in actions if r["via"] == "websocket"]
     assert [{k: r.get(k) for k in SAID} for r in over_ws] == play.ws
     assert all(r["user_id"] == user_id and "request_id" not in r for r in over_ws), over_ws
     sockets = {r["attempt_id"]: r["conn"] for r in over_ws}
