@@ -125,6 +125,9 @@ class StaticFilesMiddleware(_Middleware):
 
 _GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 access_log = logs.get_logger("config.access")
+_ROUTINE = frozenset({"/livez", "/readyz", "/healthz", "/metrics"})
+"""What the platform asks every few seconds (probes, Prometheus' scrape): its
+access lines are DEBUG while it is answered well, INFO once it is not."""
 
 
 def _known_user_id(request: HttpRequest) -> int | None:
@@ -141,7 +144,8 @@ class RequestIdMiddleware(_Middleware):
     token (nginx sets ``$request_id``), else a new one. It is echoed in the
     answer and is in the context of every log line written while handling it
     (``config/logs.py``), the last of which is the access line: method, path
-    (never the query string), status, milliseconds, user."""
+    (never the query string), status, milliseconds, user — at DEBUG for a
+    probe or a scrape answered well."""
 
     def before(self, request: HttpRequest) -> None:
         given = request.headers.get("X-Request-ID", "")
@@ -154,7 +158,8 @@ class RequestIdMiddleware(_Middleware):
         response["X-Request-ID"] = request.request_id  # type: ignore[attr-defined]
         started = request._log_started  # type: ignore[attr-defined]
         logs.bind(user_id=_known_user_id(request))  # signed in or out by this request
-        access_log.info(
+        routine = request.path in _ROUTINE and response.status_code < 400
+        (access_log.debug if routine else access_log.info)(
             "request",
             method=request.method,
             path=request.path,
