@@ -315,33 +315,14 @@ def attempt_apply_action(
     count; nothing of one it could not read) for the door's log line
     (``config.metrics.ActionMeter``)."""
     logs.bind(attempt_id=attempt_id, seq=seq)
-    return _apply_action(
-        attempt_id=attempt_id,
-        player=player,
-        seq=seq,
-        action=action,
-        origin=origin,
-        said=said if said is not None else {},
-    )
-
-
-def _apply_action(
-    *,
-    attempt_id: int,
-    player: User,
-    seq: int,
-    action: dict[str, Any],
-    origin: str | None,
-    said: dict[str, Any],
-) -> Applied:
-    """:func:`attempt_apply_action`'s transaction; ``said`` gets the parsed action."""
     with transaction.atomic():
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)
         game = _game_of(attempt)
         try:
             parsed = game.parse_action(action)
             sent = parsed.to_json()
-            said.update(sent)
+            if said is not None:
+                said.update(sent)
             if seq < attempt.seq:
                 done = Action.objects.filter(attempt=attempt, seq=seq).first()
                 if done is not None and done.sent == sent:
