@@ -48,6 +48,11 @@ class SettingsSerializer(StrictSerializer):
     motion = StrictChoiceField(
         User.Motion.values, required=False, help_text="empty: follow prefers-reduced-motion"
     )
+    tap = StrictChoiceField(
+        User.Tap.values,
+        required=False,
+        help_text="best: one tap plays the card to its best place; foundation: to a foundation",
+    )
 
 
 class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]

@@ -45,6 +45,10 @@ class User(AbstractUser):
         SYSTEM = "", "follow the system"
         REDUCED = "reduced", "reduced"
 
+    class Tap(models.TextChoices):
+        BEST = "best", "a tap plays the card to its best place (the double tap's order)"
+        FOUNDATION = "foundation", "a tap sends the card to a foundation"
+
     language = models.CharField(max_length=8, choices=Language.choices, blank=True, default="")
     double_click = models.BooleanField(default=True, help_text="double tap plays a card")
     interactive_rules = models.BooleanField(
@@ -56,6 +60,14 @@ class User(AbstractUser):
     deck = models.CharField(max_length=8, choices=Deck.choices, default=Deck.TWO)
     sounds = models.BooleanField(default=False, help_text="play sounds for moves")
     motion = models.CharField(max_length=8, choices=Motion.choices, blank=True, default="")
+    # What one tap does (issue 24): as the games people know, the card goes to its
+    # best place at once (RULES.md C14's order); "foundation" keeps the app's tap.
+    tap = models.CharField(max_length=12, choices=Tap.choices, default=Tap.BEST)
+
+    # A guest (issue 24, PRODUCT.md anti-cheat): a session-bound player made for a
+    # signed-out visitor, with no usable password. Every rule holds for it as for
+    # any account; its results are on no board until an account claims them.
+    is_guest = models.BooleanField(default=False, db_index=True)
 
     # What the name looks like (accounts/names.py): unique, so of two confusable
     # sign-ups at once only one is stored. Null only for an account older than the

@@ -84,6 +84,7 @@ SETTINGS = (
     "deck",
     "sounds",
     "motion",
+    "tap",
 )
 
 
@@ -101,6 +102,7 @@ def user_update_settings(
     deck: str | None = None,
     sounds: bool | None = None,
     motion: str | None = None,
+    tap: str | None = None,
 ) -> User:
     """Change the client settings stored with the account; None leaves one as it is.
     The values are already checked (the API's serializer): all are saved or none."""
@@ -112,6 +114,7 @@ def user_update_settings(
         "deck": deck,
         "sounds": sounds,
         "motion": motion,
+        "tap": tap,
     }
     changed = {name: value for name, value in given.items() if value is not None}
     for name, value in changed.items():

@@ -30,6 +30,7 @@ def test_a_new_account_follows_the_system_with_two_colours_and_no_sound(player):
         {"deck": "four"},
         {"sounds": True},
         {"motion": "reduced"},
+        {"tap": "foundation"},
         {"theme": "dark", "deck": "four", "sounds": True, "motion": "reduced", "language": "tr"},
     ],
 )
@@ -64,6 +65,8 @@ def test_back_to_following_the_system(player):
         ({"sounds": 1}, "sounds", "true or false"),
         ({"sounds": None}, "sounds", "true or false"),
         ({"language": "fr"}, "language", '"", "en", "id", "bg", "tr"'),
+        ({"tap": "double"}, "tap", '"best", "foundation"'),
+        ({"tap": True}, "tap", '"best", "foundation"'),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_field_and_what_it_may_be(player, body, field, allowed):

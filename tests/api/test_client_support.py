@@ -21,6 +21,7 @@ DEFAULTS = {
     "deck": "two",
     "sounds": False,
     "motion": "",
+    "tap": "best",
 }
 
 
