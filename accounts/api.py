@@ -26,7 +26,8 @@ from config.api import (
 from config.errors import ApiError
 
 from .models import User
-from .services import user_register, user_settings, user_update_settings
+from .services import guest_create, user_register, user_settings, user_update_settings
+from .signals import claim_guest
 
 
 class SettingsSerializer(StrictSerializer):
@@ -56,9 +57,23 @@ class SettingsSerializer(StrictSerializer):
 
 
 class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]
-    authenticated = serializers.BooleanField()
+    authenticated = serializers.BooleanField(help_text="signed in to an account (not a guest)")
     username = serializers.CharField(allow_null=True)
     settings = SettingsSerializer(allow_null=True)
+    guest = serializers.BooleanField(
+        help_text="playing as a guest: signed out, with games bound to this session"
+    )
+
+
+class ClaimSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    claimed = serializers.ListField(child=serializers.IntegerField())
+    kept = serializers.ListField(child=serializers.JSONField())
+
+
+class SignedInSerializer(MeSerializer):
+    claim = ClaimSerializer(
+        required=False, help_text="signed in from a guest's session: which of its games came along"
+    )
 
 
 class CredentialsSerializer(StrictSerializer):
@@ -66,13 +81,36 @@ class CredentialsSerializer(StrictSerializer):
     password = StrictCharField(max_length=128, trim_whitespace=False)
 
 
+def account_of(user: Any) -> User | None:
+    """The account signed in, if any: not a guest (whose session is a player, but
+    no one's account)."""
+    return user if isinstance(user, User) and not user.is_guest else None
+
+
+def guest_of(user: Any) -> User | None:
+    return user if isinstance(user, User) and user.is_guest else None
+
+
 def me_json(request: Request) -> dict[str, Any]:
-    user = request.user
+    """The me object of PRODUCT.md; a guest is not ``authenticated`` (no account)
+    but ``guest``, and keeps its settings in the browser as a visitor does."""
+    account = account_of(request.user)
     return {
-        "authenticated": bool(user.is_authenticated),
-        "username": user.get_username() if user.is_authenticated else None,
-        "settings": user_settings(user) if isinstance(user, User) else None,
+        "authenticated": account is not None,
+        "username": account.get_username() if account else None,
+        "settings": user_settings(account) if account else None,
+        "guest": guest_of(request.user) is not None,
     }
+
+
+def sign_in(request: Request, user: User, *, guest: User | None) -> dict[str, Any]:
+    """Start ``user``'s session; signed in from a guest's session, the guest's
+    games come along (``claim``, issue 24)."""
+    login(request._request, user)
+    request.user = user  # DRF's request caches the user it authenticated
+    if guest is None:
+        return me_json(request)
+    return {**me_json(request), "claim": claim_guest(guest=guest, account=user)}
 
 
 def remember_language(response: Response, user: Any) -> Response:
@@ -97,19 +135,42 @@ class MeView(APIView):
         return Response(me_json(request))
 
 
+class GuestView(APIView):
+    """``POST /api/auth/guest/``: play as a guest (issue 24) — a player bound to
+    this session, made for a signed-out visitor; counted per address, as sign-ups
+    are. Already a guest or signed in: the same session, nothing made (200)."""
+
+    permission_classes = (AllowAny,)
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "guests"
+
+    def check_throttles(self, request: Request) -> None:
+        if not request.user.is_authenticated:  # only a guest made counts
+            super().check_throttles(request)
+
+    @extend_schema(request=None, responses={201: MeSerializer, 200: MeSerializer})
+    def post(self, request: Request) -> Response:
+        if request.user.is_authenticated:
+            return Response(me_json(request))
+        guest = guest_create()
+        login(request._request, guest)
+        request.user = guest
+        return Response(me_json(request), status=201)
+
+
 class RegisterView(APIView):
     permission_classes = (AllowAny,)
     throttle_classes = (RateThrottle,)
     throttle_scope = "register"
 
-    @extend_schema(request=CredentialsSerializer, responses={201: MeSerializer})
+    @extend_schema(request=CredentialsSerializer, responses={201: SignedInSerializer})
     def post(self, request: Request) -> Response:
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = user_register(**data.validated_data)
-        login(request._request, user)
-        request.user = user  # DRF's request caches the user it authenticated
-        return Response(me_json(request), status=201)
+        guest = guest_of(request.user)
+        # From a guest's session the guest becomes the account, its games with it.
+        user = user_register(**data.validated_data, guest=guest)
+        return Response(sign_in(request, user, guest=guest), status=201)
 
 
 class LoginView(APIView):
@@ -117,16 +178,15 @@ class LoginView(APIView):
     throttle_classes = (RateThrottle,)
     throttle_scope = "login"
 
-    @extend_schema(request=CredentialsSerializer, responses={200: MeSerializer})
+    @extend_schema(request=CredentialsSerializer, responses={200: SignedInSerializer})
     def post(self, request: Request) -> Response:
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(request._request, **data.validated_data)
-        if user is None:
+        if user is None or user.is_guest:
             raise ApiError(400, "bad_credentials", "That username and password do not match.")
-        login(request._request, user)
-        request.user = user
-        return remember_language(Response(me_json(request)), user)
+        guest = guest_of(request.user)
+        return remember_language(Response(sign_in(request, user, guest=guest)), user)
 
 
 class LogoutView(APIView):

@@ -1,12 +1,18 @@
 """Accounts: sign-up with Django's password validators, and names unique whatever
 their case and whatever they look like (a confusable name is refused, naming the
-player it looks like: accounts/names.py)."""
+player it looks like: accounts/names.py); guests, the players signed-out
+visitors play as, and the job that clears them away."""
 
 from __future__ import annotations
+
+import datetime as dt
+import secrets
 
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Max, Q
+from django.utils import timezone
 
 from config.errors import ApiError
 
@@ -17,7 +23,13 @@ USERNAME_MIN = 3
 USERNAME_MAX = 30
 
 
-def user_register(*, username: str, password: str) -> User:
+GUEST_PREFIX = "guest-"
+"""Guests' names start with it, and no account's may: a guest is never taken
+for a player on a page, and signing up names the account anew."""
+
+
+def _check_new_name(username: str) -> str:
+    """``username`` stripped, if an account may take it; else the 4xx that says why."""
     username = username.strip()
     if not USERNAME_MIN <= len(username) <= USERNAME_MAX:
         raise ApiError(
@@ -29,23 +41,79 @@ def user_register(*, username: str, password: str) -> User:
         raise ApiError(
             400, "bad_username", "A username may hold letters, digits and @ . + - _ only."
         ) from None
+    if username.lower().startswith(GUEST_PREFIX):
+        raise ApiError(
+            400, "bad_username", f"Names starting with {GUEST_PREFIX!r} are kept for guests."
+        )
     if User.objects.filter(username__iexact=username).exists():
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.")
-    skeleton = username_skeleton(username)
-    refuse_lookalike(username, skeleton)
-    candidate = User(username=username)
+    refuse_lookalike(username, username_skeleton(username))
+    return username
+
+
+def user_register(*, username: str, password: str, guest: User | None = None) -> User:
+    """A new account. Signed up from a guest's session (``guest``), the guest
+    becomes the account — the same row, so its games, the daily attempts among
+    them, are the account's as they were played: same clock, same check, same
+    review (issue 24). The caller announces the claim (``guest_claimed``)."""
+    username = _check_new_name(username)
     try:
-        password_validation.validate_password(password, user=candidate)
+        password_validation.validate_password(password, user=User(username=username))
     except ValidationError as exc:
         raise ApiError(400, "weak_password", " ".join(exc.messages)) from None
     try:
         with transaction.atomic():
-            return User.objects.create_user(username=username, password=password)
+            if guest is None:
+                return User.objects.create_user(username=username, password=password)
+            guest.username = username
+            guest.username_skeleton = username_skeleton(username)
+            guest.is_guest = False
+            guest.set_password(password)
+            guest.save(update_fields=["username", "username_skeleton", "is_guest", "password"])
+            return guest
     except IntegrityError:
         # A concurrent sign-up took the name (the case-insensitive constraint) or
         # one that looks like it (the unique skeleton): say which.
-        refuse_lookalike(username, skeleton)
+        refuse_lookalike(username, username_skeleton(username))
         raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None
+
+
+def guest_create() -> User:
+    """A guest: the player a signed-out visitor plays as, bound to their session
+    (issue 24). It has no usable password — the session is its only key — and a
+    name no account can take (``GUEST_PREFIX``). Every rule holds for it as for
+    an account (rate limits, the spoiler rule, the review); its daily results are
+    on no board until an account claims them."""
+    while True:
+        name = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
+        try:
+            with transaction.atomic():
+                return User.objects.create_user(username=name, password=None, is_guest=True)
+        except IntegrityError:  # 2^48 names: a clash is all but impossible, still not an error
+            continue
+
+
+PURGE_BATCH = 500
+"""Guests deleted by one run at most (each takes its games and their action
+log with it): a run stays short; the next takes the rest."""
+
+
+def guests_purge(*, idle: dt.timedelta, now: dt.datetime | None = None) -> int:
+    """Delete the guests nobody can play as any more: made, and last playing
+    (their games' last change), longer than ``idle`` ago — longer than a session
+    lives, so no browser holds one. Their games go with them (none is on a
+    board). Returns how many guests were deleted."""
+    cutoff = (now or timezone.now()) - idle
+    idle_guests = (
+        User.objects.filter(is_guest=True, date_joined__lt=cutoff)
+        .annotate(last_played=Max("attempts__updated_at"))
+        .filter(Q(last_played__isnull=True) | Q(last_played__lt=cutoff))
+    )
+    ids = list(idle_guests.values_list("pk", flat=True)[:PURGE_BATCH])
+    if not ids:
+        return 0
+    User.objects.filter(pk__in=ids, is_guest=True).delete()
+    return len(ids)
 
 
 def lookalike(username: str, skeleton: str, *, exclude: int | None = None) -> str | None:

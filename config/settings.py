@@ -14,6 +14,8 @@
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
+| ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
+| ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
@@ -293,7 +295,15 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.ensure_action_partitions",
         "schedule": crontab(hour=0, minute=5),
     },
+    # Guests idle past GUEST_IDLE_DAYS, longer than their session lives, with their
+    # games (accounts/services.py); hourly, a batch a run.
+    "purge-idle-guests": {
+        "task": "accounts.tasks.purge_idle_guests",
+        "schedule": crontab(minute=7),
+    },
 }
+# A guest's session lives SESSION_COOKIE_AGE (two weeks) from its sign-in; a day more.
+GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", "15"))
 
 # Prometheus metrics (config/metrics.py, config/exporter.py; README "Metrics"). Not
 # public: ``GET /metrics`` answers only with the bearer token (404 without one set),
@@ -358,6 +368,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "login": env.get("LOGIN_RATE", "10/min"),
         "register": env.get("REGISTER_RATE", "20/hour"),
+        "guests": env.get("GUEST_RATE", "30/hour"),
         # Per player, over HTTP and the websocket alike (config.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),

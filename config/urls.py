@@ -5,7 +5,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
-from accounts.api import LoginView, LogoutView, MeView, RegisterView, SettingsView
+from accounts.api import GuestView, LoginView, LogoutView, MeView, RegisterView, SettingsView
 from config.api import login_throttled
 from config.csp import csp_report
 from config.exporter import metrics_view
@@ -34,6 +34,7 @@ urlpatterns = [
     path("api/auth/me/", MeView.as_view(), name="auth-me"),
     path("api/auth/settings/", SettingsView.as_view(), name="auth-settings"),
     path("api/auth/register/", RegisterView.as_view(), name="auth-register"),
+    path("api/auth/guest/", GuestView.as_view(), name="auth-guest"),
     path("api/auth/login/", LoginView.as_view(), name="auth-login"),
     path("api/auth/logout/", LogoutView.as_view(), name="auth-logout"),
     path("api/daily/", DailyView.as_view(), name="daily"),

@@ -14,6 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from accounts.api import account_of, guest_of
 from config.api import parse_month
 from config.errors import ApiError
 from games.dailies import utc_today
@@ -24,7 +25,14 @@ from .catalogue import games_catalogue
 
 
 def _page(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
-    context = {"page": page, "games": games_catalogue(), **context}
+    # ``account``: the account signed in; a guest (issue 24) plays, but has none.
+    context = {
+        "page": page,
+        "games": games_catalogue(),
+        "account": account_of(request.user),
+        "guest": guest_of(request.user),
+        **context,
+    }
     return render(request, f"frontend/{template}", context)
 
 
@@ -58,21 +66,22 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @ensure_csrf_cookie
 def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
+    # A guest signs up from here too: its games come along (issue 24).
+    if account_of(request.user):
         return redirect(_next_url(request))
     return _page(request, "auth.html", "signup", mode="signup", next_url=_next_url(request))
 
 
 @ensure_csrf_cookie
 def login(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
+    if account_of(request.user):
         return redirect(_next_url(request))
     return _page(request, "auth.html", "login", mode="login", next_url=_next_url(request))
 
 
 @ensure_csrf_cookie
 def play(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    if not request.user.is_authenticated:
+    if not request.user.is_authenticated:  # an account or a guest (issue 24)
         return _to_login(request)
     return _page(request, "play.html", "play", attempt_id=attempt_id, variants=ALL_VARIANTS)
 

@@ -80,6 +80,8 @@ def attempt_json(
         "variant": game.code.variant_id,
         "daily": attempt.daily.date.isoformat() if attempt.daily_id and attempt.daily else None,
         "player": attempt.player.get_username(),
+        # A guest's game (issue 24): a daily attempt is not ranked until claimed.
+        "guest": attempt.player.is_guest,
         "started_at": _iso(attempt.started_at),
         "finished_at": _iso(attempt.finished_at),
         "elapsed_ms": attempt_elapsed_ms(attempt),
@@ -296,6 +298,7 @@ def live_games(*, viewer: User) -> list[dict[str, Any]]:
             status=Attempt.Status.PLAYING, updated_at__gte=timezone.now() - LIVE_WINDOW
         )
         .exclude(player_id=viewer.pk)
+        .exclude(player__is_guest=True)  # guests are on no list (issue 24)
         .select_related("player", "deal", "daily")
         .order_by("-updated_at")
     )

@@ -401,6 +401,71 @@ def attempt_resign(*, attempt_id: int, player: User, origin: str | None = None) 
     return attempt
 
 
+# --- guests (issue 24) ----------------------------------------------------------------------
+
+
+def attempts_claim(*, guest: User, account: User) -> dict[str, list[Any]]:
+    """A guest's games become ``account``'s, once the guest's session signed up or
+    signed in (``accounts.signals.guest_claimed``). A daily attempt moves only if
+    the account has no ranked attempt on that daily — one ranked attempt per
+    person (PRODUCT.md, anti-cheat) — and then it counts exactly as if the
+    account had played it: the same clock, replay check and fair-play review
+    (run again, on the account: its age and addresses are what the review
+    weighs). A daily the account has played keeps the guest's games of it with
+    the guest, its practice included. On sign-up the guest *is* the account:
+    nothing moves, its results come onto the boards.
+
+    Returns ``{"claimed": [attempt ids], "kept": [{"attempt", "date", "variant",
+    "reason"}]}``."""
+    claimed: list[int] = []
+    kept: list[dict[str, Any]] = []
+    with transaction.atomic():
+        attempts = list(
+            Attempt.objects.select_for_update(of=("self",))
+            .select_related("daily")
+            .filter(player=guest)
+            .order_by("pk")
+        )
+        played = set()
+        if guest.pk != account.pk:
+            dailies = {a.daily_id for a in attempts if a.ranked}
+            played = set(
+                Attempt.objects.filter(player=account, ranked=True, daily__in=dailies).values_list(
+                    "daily_id", flat=True
+                )
+            )
+        for attempt in sorted(attempts, key=lambda a: not a.ranked):  # ranked ones first
+            if attempt.daily_id in played:
+                if attempt.ranked:
+                    kept.append(_kept(attempt))
+                continue
+            if guest.pk != account.pk:
+                try:
+                    with transaction.atomic():  # the account may start that daily meanwhile
+                        Attempt.objects.filter(pk=attempt.pk).update(player=account)
+                except IntegrityError:
+                    played.add(attempt.daily_id)
+                    kept.append(_kept(attempt))
+                    continue
+            attempt.player = account
+            claimed.append(attempt.pk)
+            if attempt.ranked and attempt.finished:
+                signals.announce_result_on_commit(attempt)
+                if attempt.verified is not None:  # checked: review it again, as the account's
+                    signals.announce(signals.ranked_attempt_checked, attempt)
+    return {"claimed": sorted(claimed), "kept": kept}
+
+
+def _kept(attempt: Attempt) -> dict[str, Any]:
+    assert attempt.daily is not None
+    return {
+        "attempt": attempt.pk,
+        "date": attempt.daily.date.isoformat(),
+        "variant": attempt.daily.variant,
+        "reason": "You already have a ranked attempt on this daily deal: one each.",
+    }
+
+
 # --- background jobs (games/tasks.py) -----------------------------------------------------
 
 

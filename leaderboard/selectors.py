@@ -33,9 +33,10 @@ RANKING = (
 def _counted(**where: Any) -> QuerySet[Attempt]:
     """Ranked results that count, on the board and in a record: finished, not
     disqualified by staff (games/fairplay.py), not failed by the replay check
-    (pending ones count, marked)."""
+    (pending ones count, marked), and an account's — a guest's result counts once
+    an account claims it (issue 24)."""
     return (
-        Attempt.objects.filter(ranked=True, disqualified=False, **where)
+        Attempt.objects.filter(ranked=True, disqualified=False, player__is_guest=False, **where)
         .exclude(status=Attempt.Status.PLAYING)
         .exclude(verified=False)
     )
@@ -164,11 +165,12 @@ def counted_results(*, user: User) -> QuerySet[Attempt]:
 
 
 def player_get(*, username: str) -> User | None:
-    """The player named ``username`` (any case), or None."""
+    """The player named ``username`` (any case), or None; never a guest (issue 24:
+    guests have no page, no record)."""
     # PostgreSQL text cannot hold NUL (the query would fail); no username has one.
     if "\x00" in username:
         return None
-    return User.objects.filter(username__iexact=username).first()
+    return User.objects.filter(username__iexact=username, is_guest=False).first()
 
 
 def player_record(*, username: str) -> dict[str, Any]:

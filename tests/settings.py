@@ -38,6 +38,7 @@ os.environ.setdefault("DAILY_DEAL_SECRET", "test-only-daily-secret")
 os.environ.setdefault("CELERY_EAGER", "1")
 # Tests sign up many players from one address; the login throttle keeps its real rate.
 os.environ.setdefault("REGISTER_RATE", "10000/min")
+os.environ.setdefault("GUEST_RATE", "10000/min")
 os.environ.setdefault("ACTION_RATE", "100000/min")
 os.environ.setdefault("GAME_RATE", "100000/min")
 

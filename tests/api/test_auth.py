@@ -24,11 +24,11 @@ LOGOUT = "/api/auth/logout/"
 PASSWORD = "correct horse battery"
 
 
-ANONYMOUS = {"authenticated": False, "username": None, "settings": None}
+ANONYMOUS = {"authenticated": False, "username": None, "settings": None, "guest": False}
 
 
 def signed_in(username: str) -> dict:
-    return {"authenticated": True, "username": username, "settings": DEFAULTS}
+    return {"authenticated": True, "username": username, "settings": DEFAULTS, "guest": False}
 
 
 def me(client: APIClient) -> dict:

@@ -123,6 +123,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             private_redis(processes),
             CELERY_EAGER="1",
             REGISTER_RATE="10000/min",
+            GUEST_RATE="10000/min",
             LOGIN_RATE="10000/min",
             LOG_LEVEL="WARNING",
         )

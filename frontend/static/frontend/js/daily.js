@@ -12,7 +12,7 @@ import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
-import { signedIn } from "./settings.js";
+import { ensurePlayer } from "./guest.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -100,16 +100,13 @@ function revealed(deal, i) {
 }
 
 function playButton(code) {
-  if (!signedIn()) {
-    const next = encodeURIComponent(location.pathname);
-    return `<a class="button primary" href="/login/?next=${next}">${escapeHtml(gettext("Sign in to play this deal"))}</a>`;
-  }
   return `<button type="button" class="button primary play-deal" data-play-code="${escapeHtml(code)}">${escapeHtml(gettext("Play this deal"))}</button>`;
 }
 
 async function playDeal(button) {
   button.disabled = true;
   try {
+    await ensurePlayer(); // signed out: as a guest (issue 24)
     const attempt = await post("/api/games/", { code: button.dataset.playCode });
     location.href = `/play/${attempt.id}/`;
   } catch (err) {

@@ -147,7 +147,15 @@ export class Finish {
     const game = this.game;
     const { par, rank, count, streak } = this.figures;
     const won = game.status === "won";
-    const ranked = Boolean(game.ranked && game.daily);
+    const ranked = Boolean(game.ranked && game.daily && !game.guest);
+    // A guest's daily is ranked once claimed (issue 24): signing up or in from here claims it.
+    const claimable = Boolean(game.ranked && game.daily && game.guest);
+    $("win-claim").hidden = !claimable;
+    if (claimable) {
+      const next = encodeURIComponent(`${location.pathname}#result`);
+      $("win-claim-signup").href = `/signup/?next=${next}`;
+      $("win-claim-signin").href = `/login/?next=${next}`;
+    }
     $("win-title").textContent = won ? gettext("You won!") : statusLabel(game.status);
     $("win-what").textContent = [variantLabel(game.variant), gameKind(game), game.daily].filter(Boolean).join(" · ");
     $("win-score").textContent = formatNumber(game.score);
@@ -172,7 +180,7 @@ export class Finish {
   async load() {
     const game = this.game;
     const asks = [this.par(game).then((par) => (this.figures.par = par))];
-    if (game.ranked && game.daily) asks.push(this.loadRank(), this.loadStreak());
+    if (game.ranked && game.daily && !game.guest) asks.push(this.loadRank(), this.loadStreak());
     await Promise.allSettled(asks);
     this.fill(); // with the game as it is now (a later state of the same attempt may have come)
   }
@@ -195,7 +203,7 @@ export class Finish {
    *  result's replay check ends): fetch the rank and streak again. */
   follow() {
     const game = this.game;
-    if (this.unfollow || !(game.ranked && game.daily)) return;
+    if (this.unfollow || !(game.ranked && game.daily) || game.guest) return;
     this.unfollow = followLeaderboard(game.daily, game.variant, {
       onChange: () => this.load(),
       delay: 300, // a burst of finishes: one fetch

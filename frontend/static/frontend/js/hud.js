@@ -65,6 +65,8 @@ export class Hud {
 
 /** "Daily · ranked", "Daily · practice" or "Practice". */
 export function gameKind(game) {
+  // A guest's daily is ranked once an account claims it (issue 24).
+  if (game.ranked && game.guest) return gettext("Daily · not ranked yet");
   return game.ranked ? gettext("Daily · ranked") : game.daily ? gettext("Daily · practice") : gettext("Practice");
 }
 

@@ -11,7 +11,7 @@ import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { setupNewGame } from "./newgame.js";
-import { signedIn } from "./settings.js";
+import { ensurePlayer, isGuest } from "./guest.js";
 
 const $ = (id) => document.getElementById(id);
 setupNewGame();
@@ -31,14 +31,12 @@ function tick() {
 }
 
 function actionButtons(deal) {
-  if (!signedIn()) {
-    return `<a class="button primary" href="/login/?next=%2F">${escapeHtml(gettext("Sign in to play"))}</a>`;
-  }
+  // Signed out too: Play makes this browser a guest first (guest.js, issue 24).
   if (deal.status === "playing") {
-    return `<a class="button primary" href="/play/${deal.attempt}/">${escapeHtml(gettext("Continue"))}</a>`;
+    return `<a class="button primary play" href="/play/${deal.attempt}/">${escapeHtml(gettext("Continue"))}</a>`;
   }
   if (deal.status === "not_started") {
-    return `<button type="button" class="button primary" data-start="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Play"))}</button>`;
+    return `<button type="button" class="button primary play" data-start="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Play"))}</button>`;
   }
   // The ranked attempt is over: the deal may be practised (without its code), and
   // its replay watched once the server opens it (a win, or the day over).
@@ -77,7 +75,9 @@ function render(deal, rank, count = 0) {
     facts.push(escapeHtml(fmt(gettext("score %(score)s"), { score: formatNumber(deal.score) })));
   }
   let rankHtml = "";
-  if (rank) {
+  if (guestResult(deal)) {
+    rankHtml = `<span class="rank unranked" data-rank="">${escapeHtml(gettext("not ranked yet"))}</span>`;
+  } else if (rank) {
     const text = count
       ? fmt(gettext("rank %(rank)s of %(count)s"), { rank: formatNumber(rank.rank), count: formatNumber(count) })
       : fmt(gettext("rank %(rank)s"), { rank: formatNumber(rank.rank) });
@@ -114,7 +114,7 @@ async function load() {
     // The rank of a finished attempt: the player's row of the day's leaderboard.
     await Promise.all(
       daily.deals
-        .filter((d) => d.attempt && d.status !== "playing")
+        .filter((d) => d.attempt && d.status !== "playing" && !guestResult(d))
         .map(async (deal) => {
           try {
             const board = await get(`/api/leaderboard/${daily.date}/${deal.variant}/`);
@@ -156,9 +156,15 @@ async function showStreak(wonToday) {
   }
 }
 
+/** A guest's finished daily: on no board until an account claims it. */
+function guestResult(deal) {
+  return isGuest() && deal.attempt && deal.status !== "playing";
+}
+
 async function start(button, body) {
   button.disabled = true;
   try {
+    await ensurePlayer();
     const attempt = await post("/api/games/", body);
     location.href = `/play/${attempt.id}/`;
   } catch (err) {
