@@ -37,6 +37,8 @@ def leaderboard_changed(sender: type[Attempt], *, attempt: Attempt, **kwargs: An
         return
     group = leaderboard_group(daily.date, daily.variant)
     if row is None:  # a failed replay check or a disqualified result is not on the board
+        if attempt.player.is_guest:  # nor a guest's (issue 24): it never was there
+            return
         if attempt.finished and (attempt.verified is False or attempt.disqualified):
             publish(
                 group,
