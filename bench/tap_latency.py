@@ -1,6 +1,7 @@
 """Tap-to-landed in a real browser over a slow link (a benchmark, not a test).
 
-    python bench/tap_latency.py [--samples N] [--delay MS]        # or: make bench-tap
+    python bench/tap_latency.py [--samples N] [--delay MS] [--tap best|foundation]
+    make bench-tap
 
 What a player feels on a 3G-like phone (issue 24, deliverable 2): the time from
 the pointer-up of a drop or a tap to the card drawn at its new place. It starts
@@ -17,8 +18,10 @@ Seahaven Towers in turn) with the real mouse:
 - drops: a card (or group) dragged onto a pile the server lists for it in
   ``view.targets``;
 - taps: one click on a card that has a foundation among its listed piles (the
-  card goes somewhere with either tap setting; with "best", the default, it is
-  drawn at once when its listed piles are one, else with the server's answer).
+  card goes somewhere with either tap setting), with the player's ``--tap``
+  setting: "best" (the default) sends a double tap, drawn at once when a single
+  pile is listed for the card, else with the server's answer; "foundation" a
+  tap, drawn at once when a single foundation spot is listed.
 
 A sample is timed in the page: the pointer-up's ``performance.now()`` to the
 animation frame after the card appeared in another pile of ``#board`` (a
@@ -251,7 +254,7 @@ async def gesture(page: Any, view: dict[str, Any], kind: str, rng: random.Random
     return {"kind": kind, "ms": watch["drawn"] - watch["up"], "listed": many}
 
 
-async def play(port: int, samples: int) -> list[dict[str, Any]]:
+async def play(port: int, samples: int, tap: str) -> list[dict[str, Any]]:
     from playwright.async_api import async_playwright
 
     rng = random.Random(SEED)
@@ -274,6 +277,9 @@ async def play(port: int, samples: int) -> list[dict[str, Any]]:
             await page.fill("input[name=password]", "bench horse battery staple")
             await page.click("form button[type=submit]")
             await page.wait_for_url(lambda url: url.rstrip("/").count("/") == 2)
+            answer = await page.evaluate(API, ["PATCH", "/api/auth/settings/", {"tap": tap}])
+            if answer["status"] != 200:  # (before issue 24 there was no such setting)
+                print(f"the tap setting was not stored: {answer}")
             games = 0
             await new_game(page, games)
             wanted = {"drop": samples, "tap": samples}
@@ -304,11 +310,12 @@ async def play(port: int, samples: int) -> list[dict[str, Any]]:
 # --- the report --------------------------------------------------------------------------
 
 
-def report(results: list[dict[str, Any]], delay_ms: float) -> None:
+def report(results: list[dict[str, Any]], delay_ms: float, tap: str) -> None:
     print(f"machine : {machine()}")
     print(f"link    : a TCP proxy, {delay_ms / 2:g} ms each way ({delay_ms:g} ms round trip)")
     print("browser : headless Chromium (reduced motion), 1366×768; time = pointer-up → the frame")
     print("          after the card shows in its new pile")
+    print(f"player  : tap setting {tap!r}")
     missed = sum(1 for r in results if r["ms"] is None)
     print(f"gestures: {len(results)} ({missed} not seen landing: refused, or not drawn in 10 s)")
     print()
@@ -345,11 +352,11 @@ def _terminated(signum: int, frame: object) -> None:
     raise SystemExit(f"stopped by signal {signum}")
 
 
-async def run(daphne_port: int, samples: int, delay_ms: float) -> list[dict[str, Any]]:
+async def run(daphne_port: int, samples: int, delay_ms: float, tap: str) -> list[dict[str, Any]]:
     proxy = DelayProxy(daphne_port, delay_ms / 2000)
     await proxy.start()
     try:
-        return await play(proxy.port, samples)
+        return await play(proxy.port, samples, tap)
     finally:
         await proxy.close()
 
@@ -358,6 +365,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=25, help="drops and taps each (25)")
     parser.add_argument("--delay", type=float, default=500, help="round trip added, ms (500)")
+    parser.add_argument("--tap", choices=("best", "foundation"), default="best", help="(best)")
     args = parser.parse_args()
     if args.samples < 1:
         parser.error("--samples must be at least 1")
@@ -379,8 +387,8 @@ def main() -> int:
         server = start_redis(redis_port, log=Path(tmp) / "redis.log") if redis else None
         try:
             with one_daphne(DB_NAME, env, Path(tmp) / "daphne.log") as port:
-                results = asyncio.run(run(port, args.samples, args.delay))
-                report(results, args.delay)
+                results = asyncio.run(run(port, args.samples, args.delay, args.tap))
+                report(results, args.delay, args.tap)
         finally:
             if server is not None:
                 with contextlib.suppress(Exception):
