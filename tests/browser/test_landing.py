@@ -37,20 +37,28 @@ GAME_SOCKET = re.compile(r"/ws/games/\d+/$")
 
 class Relay:
     """The page's game sockets, through to the real server. ``hold``: the types
-    of server frames kept back until ``release()``; ``drop``: the types lost."""
+    of server frames kept back until ``release()``; ``drop``: the types lost;
+    ``lose_actions``: the page's actions are lost on their way (a link going
+    down). ``cut()`` closes the page's sockets (it connects again)."""
 
     def __init__(self, page: Any) -> None:
         self.sent: list[dict[str, Any]] = []
         self.hold: set[str] = set()
         self.drop: set[str] = set()
+        self.lose_actions = False
         self.held: list[tuple[Any, str]] = []
+        self.sockets: list[Any] = []
         page.route_web_socket(GAME_SOCKET, self.route)
 
     def route(self, ws: Any) -> None:
         server = ws.connect_to_server()
+        self.sockets.append(ws)
 
         def upstream(message: str | bytes) -> None:
-            self.sent.append(json.loads(message))
+            frame = json.loads(message)
+            self.sent.append(frame)
+            if self.lose_actions and "action" in frame:
+                return
             server.send(message)
 
         def downstream(message: str | bytes) -> None:
@@ -67,6 +75,11 @@ class Relay:
 
     def actions(self) -> list[dict[str, Any]]:
         return [f["action"] for f in self.sent if "action" in f]
+
+    def cut(self) -> None:
+        sockets, self.sockets = self.sockets, []
+        for ws in sockets:
+            ws.close(code=4000, reason="cut")
 
     def release(self) -> None:
         self.hold = set()
@@ -206,6 +219,37 @@ def test_a_refused_move_that_had_landed_goes_back_to_the_servers_position(new_pa
     drag(page, game, Move("t1", "c3"))
     game.apply(Move("t1", "c3"))
     wait_moves(page, game.moves)
+    assert_board_is(page, game)
+
+
+def test_a_landed_move_stays_through_a_reconnect_and_is_sent_again_with_its_seq(new_page):
+    page = new_page()
+    relay = Relay(page)
+    sign_up(page)
+    start_practice(page, WIN_CODE)
+    game = new_game(WIN_CODE)
+    assert_board_is(page, game)
+
+    # The action is lost on its way and the socket drops: the page connects
+    # again, gets a snapshot at the same version (still 0) and sends the same
+    # seq again; the move stays drawn all along.
+    relay.lose_actions = True
+    drag(page, game, Move("t10", "t9"))
+    assert shown_now(page, "t9")[-1] == "JH"
+    relay.lose_actions = False
+    relay.hold = {"ack"}
+    relay.cut()
+    page.wait_for_function(
+        "() => document.querySelector('#connection').dataset.state !== 'open'", timeout=5000
+    )
+    page.wait_for_selector("#connection[data-state=open]", timeout=15_000)
+    wait_held(page, relay, "ack")
+    assert shown_now(page, "t9")[-1] == "JH" and moves_shown(page) == 0
+    frames = [f for f in relay.sent if "action" in f]
+    assert [f["seq"] for f in frames] == [0, 0], frames
+    relay.release()
+    game.apply(Move("t10", "t9"))
+    wait_moves(page, 1)
     assert_board_is(page, game)
 
 
