@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log bench-tap messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ bench-solver: $(VENV)/.installed
 ## bench-log: bytes per action, per game and per day of the action log (PostgreSQL)
 bench-log: $(VENV)/.installed
 	$(PY) bench/action_log_size.py
+
+## bench-tap: tap-to-landed in headless Chromium through a 500 ms round-trip delay proxy
+## (drops on listed piles, taps), on a daphne of its own
+bench-tap: $(VENV)/.installed
+	$(PY) bench/tap_latency.py
 
 ## messages: refresh the translation catalogs (locale/) from the code, then compile them
 LANGS := -l id -l bg -l tr

@@ -22,7 +22,7 @@
 //
 // Intents given to onIntent(action, info): the action JSON of PRODUCT.md
 //   {type:"move", from, to, count} | {type:"tap", from[, count]} |
-//   {type:"double_tap", from, count} | {type:"stock"}
+//   {type:"double_tap", from[, count]} | {type:"stock"}
 // and info {card} (the card's text, for announcements).
 //
 // Split by concern: layout.js (where the piles go, card sizes), pointer.js and

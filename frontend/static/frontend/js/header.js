@@ -20,7 +20,7 @@ if (dialog) {
   const form = $("settings-form");
   const status = $("settings-status");
   const CHECKBOXES = ["double_click", "interactive_rules", "sounds"];
-  const RADIOS = ["theme", "deck", "motion"];
+  const RADIOS = ["theme", "deck", "motion", "tap"];
 
   const show = (settings) => {
     for (const name of CHECKBOXES) form.elements[name].checked = settings[name];

@@ -1,7 +1,9 @@
 // The board page: plays one attempt. Every action goes through the game's feed
 // (feed.js: `/ws/games/{id}/` as {seq, action}, HTTP when the socket is down); the
-// state shown only ever comes from the server, under the version rules of
-// games/websocket.md, which the feed keeps.
+// state shown comes from the server, under the version rules of
+// games/websocket.md, which the feed keeps — but for one thing: an action sent
+// to a pile the server listed for those cards is drawn at once (landing.js),
+// until its answer (or any later state) replaces it or its refusal undoes it.
 
 import { announce, fmt } from "./i18n.js";
 import { get } from "./api.js";
@@ -9,6 +11,7 @@ import { Board } from "./board.js";
 import { GameFeed, over } from "./feed.js";
 import { Finish } from "./finish.js";
 import { describeAction, hideMessage, Hud, showMessage, showNotice } from "./hud.js";
+import { landed, listedLanding } from "./landing.js";
 import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
 import { loadSettings } from "./settings.js";
@@ -21,6 +24,7 @@ const id = Number($("play").dataset.attempt);
 const state = {
   par: null, // {key, promise}: the daily's par, fetched once
   finishing: false, // the Finish button is playing the server's finishing moves
+  landing: null, // {seq, view}: the action in flight at `seq`, drawn before its answer
 };
 
 const settings = await loadSettings();
@@ -57,7 +61,7 @@ function render() {
   const game = feed.game;
   const playing = game.status === "playing";
   hud.show(game);
-  board.setView(game.view);
+  board.setView(shownView(game));
   board.setInteractive(playing);
   $("undo").disabled = !playing || !game.view.undo;
   $("resign").hidden = !playing;
@@ -97,7 +101,31 @@ function loadPar(game) {
 function act(action, info = {}) {
   if (!feed.game || over(feed.game)) return;
   hideMessage();
+  // Drawn at once only when it goes out now (not queued behind another), from the
+  // server's own position and targets.
+  const where = feed.pending ? null : listedLanding(feed.game.view, action);
   feed.act(action, info);
+  if (where && feed.pending?.action === action) {
+    state.landing = { seq: feed.pending.seq, view: landed(feed.game.view, where) };
+    board.setView(state.landing.view);
+  }
+}
+
+/** The position to draw: the landed one while its action is the one in flight and
+ *  the server is still where it started (same `v`: a snapshot on reconnect keeps
+ *  it); the server's own once anything newer came or the game is over. */
+function shownView(game) {
+  const landing = state.landing;
+  if (landing && feed.pending?.seq === landing.seq && feed.v === landing.seq && !over(game)) return landing.view;
+  state.landing = null;
+  return game.view;
+}
+
+/** A refused action: the server's last position comes back (the cards glide home). */
+function unland() {
+  if (!state.landing) return;
+  state.landing = null;
+  if (feed.game) board.setView(feed.game.view);
 }
 
 // --- Finish: the moves the server lists once only foundation moves remain -------
@@ -136,6 +164,7 @@ $("finish").addEventListener("click", () => {
 function refuse(p, error, status) {
   state.finishing = false; // a refused finishing move stops the finish
   showFinish();
+  unland();
   const from = p.action.from;
   if (error.code === "seq_conflict") {
     // Another tab or device played meanwhile: show where the game is now.

@@ -1,9 +1,12 @@
 // The board's pointer input (mouse and touch), mixed into Board: a press on a
 // face-up card that moves a few pixels becomes a drag — the card and every card
 // above it lift (a ghost follows the pointer; the origin stays, faded) — and a
-// drop on a pile is a move; a press that does not move is a tap, two quick ones
-// on a pile a double tap (when the player's "Double click" setting is on).
-// Intents only: the server says whether a move is legal.
+// drop on a pile is a move; a press that does not move is a tap. What a tap sends
+// is the player's "tap" setting (issue 24): "best" (the default, as the games
+// people know) sends a double tap at once — the card goes to its best place,
+// RULES.md C14 — and the second tap of a double tap adds nothing; "foundation"
+// sends a tap, and two quick ones on a pile a double tap (when the "Double
+// click" setting is on). Intents only: the server says whether a move is legal.
 
 import { pileKind } from "./cards.js";
 import { animate, DURATION, reducedMotion } from "./motion.js";
@@ -174,6 +177,10 @@ export const PointerInput = {
     const count = pileKind(pile) === "column" ? cards.length - index : 1;
     const card = cards[index];
     const tap = count > 1 ? { type: "tap", from: pile, count } : { type: "tap", from: pile };
+    if (this.settings.tap !== "foundation") {
+      this.bestTap(pile, count, card);
+      return;
+    }
     if (this.settings.double_click === false) {
       this.emit(tap, { card });
       return;
@@ -201,5 +208,19 @@ export const PointerInput = {
         this.emit(tap, { card });
       }, DOUBLE_TAP_MS),
     };
+  },
+
+  /** Tap "best": a double tap, sent at once (no wait for a second tap). With
+   *  "Double click" on, a second tap on the same pile within DOUBLE_TAP_MS is the
+   *  rest of a double tap: one card moves, not two. */
+  bestTap(pile, count, card) {
+    const now = performance.now();
+    const last = this.lastTap;
+    this.lastTap = { pile, time: now };
+    if (this.settings.double_click !== false && last && last.pile === pile && now - last.time < DOUBLE_TAP_MS) {
+      this.lastTap = null;
+      return;
+    }
+    this.emit(count > 1 ? { type: "double_tap", from: pile, count } : { type: "double_tap", from: pile }, { card });
   },
 };

@@ -1,5 +1,6 @@
-// The player's settings: {language, double_click, interactive_rules} (issue 6)
-// and the appearance {theme, deck, sounds, motion} (issue 15).
+// The player's settings: {language, double_click, interactive_rules} (issue 6),
+// the appearance {theme, deck, sounds, motion} (issue 15) and what a tap does,
+// {tap: "best" | "foundation"} (issue 24).
 // Signed in they are stored with the account: GET/PATCH /api/auth/settings/.
 // Signed out they are kept in this browser (localStorage, through appearance.js),
 // the language in Django's language cookie. Signing in, the account's settings
@@ -18,8 +19,9 @@ const DEFAULTS = {
   deck: "two",
   sounds: false,
   motion: "",
+  tap: "best",
 };
-const STORED = ["double_click", "interactive_rules", "theme", "deck", "sounds", "motion"];
+const STORED = ["double_click", "interactive_rules", "theme", "deck", "sounds", "motion", "tap"];
 const appearance = window.appearance; // appearance.js, a classic script in <head>
 let loading = null;
 

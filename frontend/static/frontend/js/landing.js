@@ -1,0 +1,48 @@
+// Moves that land at once (issue 24): an action whose destination the server
+// itself listed in `view.targets` for exactly these cards is drawn before its
+// answer comes. No rule lives here either: a move goes where it says, if that
+// pile is listed for (from, count); a tap (to a foundation, PRODUCT.md) only when
+// a single foundation spot is listed; a double tap only when a single pile is
+// listed at all — when several are, choosing among them would be RULES.md C14's
+// order, so the client waits for the server's answer instead. Cards only move:
+// the drawn position never turns a card face up (a card uncovered stays face down
+// until the answer shows it) and never names a card the player has not seen.
+// play.js shows the position returned by `landed` while that action is the one
+// in flight and the server's version is still the one it started from; any later
+// `ack` / `state` replaces it, a refusal puts the server's last position back.
+
+import { pileKind } from "./cards.js";
+
+/** {from, to, count} when `action` goes to a pile the server listed for exactly
+ *  its cards in `view`, else null (sent as ever, drawn when the server answers). */
+export function listedLanding(view, action) {
+  if (!view?.piles || !action || !(action.from in view.piles)) return null;
+  const { type, from } = action;
+  const count = action.count ?? 1;
+  const listed = (view.targets || []).find((t) => t.from === from && t.count === count)?.to || [];
+  if (type === "move") return listed.includes(action.to) ? { from, to: action.to, count } : null;
+  if (type === "tap") {
+    const spots = listed.filter((pile) => pileKind(pile) === "foundation");
+    return count === 1 && spots.length === 1 ? { from, to: spots[0], count } : null;
+  }
+  if (type === "double_tap" && listed.length === 1) {
+    const to = listed[0];
+    // A whole pile into an empty pile of its kind changes nothing: a double tap
+    // never plays that (C14), so it is not drawn either.
+    const renames = pileKind(to) === pileKind(from) && !view.piles[to].length && view.piles[from].length === count;
+    return renames ? null : { from, to, count };
+  }
+  return null; // stock, undo: wait for the server
+}
+
+/** `view` with the top `count` cards of `from` put on `to`, as they are (a face-down
+ *  card stays face down); it lists no targets and no finish until the server answers. */
+export function landed(view, { from, to, count }) {
+  const source = view.piles[from];
+  const piles = {
+    ...view.piles,
+    [from]: source.slice(0, source.length - count),
+    [to]: [...view.piles[to], ...source.slice(source.length - count)],
+  };
+  return { ...view, piles, targets: [], finish: [] };
+}
