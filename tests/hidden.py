@@ -127,7 +127,10 @@ def check_view(view: dict[str, Any], game: Game, *, owner_playing: bool, where: 
         assert piles[pile][hidden:] == texts[hidden:], f"{where}: {pile}"
     targets = view.get("targets", [])
     for target in targets:
-        assert set(target) == {"from", "count", "to"}, f"{where}: {target}"
+        # "tap": where a double tap plays these cards (issue 24), one of "to": what the
+        # player sees decides it (the top card, the columns' lengths), as the order does.
+        assert set(target) - {"tap"} == {"from", "count", "to"}, f"{where}: {target}"
+        assert target.get("tap", target["to"][0]) in target["to"], f"{where}: {target}"
         assert target["from"] in game.pile_ids, f"{where}: {target}"
         assert type(target["count"]) is int, f"{where}: {target}"
         assert target["to"] and set(target["to"]) <= set(game.pile_ids), f"{where}: {target}"

@@ -521,12 +521,25 @@ class Game(ABC):
         return [d for d in self.destinations if self.refusal(src, d, n) is None]
 
     def targets_json(self) -> list[dict[str, Any]]:
-        """All legal moves grouped by what is lifted: ``[{"from", "count", "to": [...]}]``."""
+        """All legal moves grouped by what is lifted: ``[{"from", "count", "to": [...]}]``,
+        each with ``"tap"``, the pile of ``to`` a double tap of those cards plays
+        them to (C14: the first of :meth:`double_tap_order` that is legal), when
+        it plays them anywhere — so a client draws a tap at once without holding
+        the order (issue 24)."""
         grouped: dict[tuple[str, int], list[str]] = {}
         for move in self.generate_moves():
             if isinstance(move, Move):
                 grouped.setdefault((move.source, move.count), []).append(move.target)
-        return [{"from": s, "count": n, "to": to} for (s, n), to in grouped.items()]
+        targets = []
+        for (src, n), to in grouped.items():
+            target: dict[str, Any] = {"from": src, "count": n, "to": to}
+            if src[0] != "f":  # a foundation's card is never tapped (C13)
+                legal = set(to)
+                tap = next((d for d in self.double_tap_order(src, n) if d in legal), None)
+                if tap is not None:
+                    target["tap"] = tap
+            targets.append(target)
+        return targets
 
     # --- views and JSON --------------------------------------------------------
 

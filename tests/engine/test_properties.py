@@ -142,3 +142,25 @@ def test_a_fresh_deal_keeps_every_invariant_and_round_trips(code):
     check_invariants(game)
     assert load_game(game.to_json()) == game
     assert game.copy() == game
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(code=CODES, data=st.data())
+def test_each_targets_tap_is_where_a_double_tap_plays_those_cards(code, data):
+    """``targets_json``'s ``tap`` (issue 24: a client draws a tap at once from it)
+    is exactly the pile a double tap of those cards is resolved to (C14), and is
+    absent when a double tap would be refused."""
+    game = new_game(code)
+    for _ in range(data.draw(st.integers(0, 40))):
+        moves = list(game.generate_moves())
+        if not moves:
+            break
+        game.apply(data.draw(st.sampled_from(moves)))
+    for target in game.targets_json():
+        assert "tap" not in target or target["tap"] in target["to"], target
+        try:
+            resolved = game.resolve(DoubleTap(target["from"], target["count"]))
+        except EngineError:
+            assert "tap" not in target, target
+            continue
+        assert target.get("tap") == resolved.target, target

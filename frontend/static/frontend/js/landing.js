@@ -1,10 +1,12 @@
 // Moves that land at once (issue 24): an action whose destination the server
 // itself listed in `view.targets` for exactly these cards is drawn before its
 // answer comes. No rule lives here either: a move goes where it says, if that
-// pile is listed for (from, count); a tap (to a foundation, PRODUCT.md) only when
-// a single foundation spot is listed; a double tap only when a single pile is
-// listed at all — when several are, choosing among them would be RULES.md C14's
-// order, so the client waits for the server's answer instead. Cards only move:
+// pile is listed for (from, count); a double tap where the server says a double
+// tap of those cards goes (the target's `tap`: the engine follows RULES.md C14's
+// order, the client does not); a tap (to a foundation, PRODUCT.md) where that
+// `tap` is a foundation spot — a foundation is a double tap's first choice — or
+// when a single foundation spot is listed. Without a `tap` the client waits for
+// the server's answer. Cards only move:
 // the drawn position never turns a card face up (a card uncovered stays face down
 // until the answer shows it) and never names a card the player has not seen.
 // play.js shows the position returned by `landed` while that action is the one
@@ -19,19 +21,17 @@ export function listedLanding(view, action) {
   if (!view?.piles || !action || !(action.from in view.piles)) return null;
   const { type, from } = action;
   const count = action.count ?? 1;
-  const listed = (view.targets || []).find((t) => t.from === from && t.count === count)?.to || [];
+  const target = (view.targets || []).find((t) => t.from === from && t.count === count);
+  const listed = target?.to || [];
+  const tap = listed.includes(target?.tap) ? target.tap : null;
   if (type === "move") return listed.includes(action.to) ? { from, to: action.to, count } : null;
   if (type === "tap") {
+    if (count !== 1) return null;
+    if (tap && pileKind(tap) === "foundation") return { from, to: tap, count };
     const spots = listed.filter((pile) => pileKind(pile) === "foundation");
-    return count === 1 && spots.length === 1 ? { from, to: spots[0], count } : null;
+    return spots.length === 1 ? { from, to: spots[0], count } : null;
   }
-  if (type === "double_tap" && listed.length === 1) {
-    const to = listed[0];
-    // A whole pile into an empty pile of its kind changes nothing: a double tap
-    // never plays that (C14), so it is not drawn either.
-    const renames = pileKind(to) === pileKind(from) && !view.piles[to].length && view.piles[from].length === count;
-    return renames ? null : { from, to, count };
-  }
+  if (type === "double_tap") return tap ? { from, to: tap, count } : null;
   return null; // stock, undo: wait for the server
 }
 

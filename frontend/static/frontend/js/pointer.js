@@ -211,13 +211,15 @@ export const PointerInput = {
   },
 
   /** Tap "best": a double tap, sent at once (no wait for a second tap). With
-   *  "Double click" on, a second tap on the same pile within DOUBLE_TAP_MS is the
-   *  rest of a double tap: one card moves, not two. */
+   *  "Double click" on, a second tap within DOUBLE_TAP_MS on the same pile, or on
+   *  the card the first one moved (it lands at once, under the pointer as it
+   *  glides away), is the rest of a double tap: one card moves, not two. */
   bestTap(pile, count, card) {
     const now = performance.now();
     const last = this.lastTap;
-    this.lastTap = { pile, time: now };
-    if (this.settings.double_click !== false && last && last.pile === pile && now - last.time < DOUBLE_TAP_MS) {
+    this.lastTap = { pile, card, time: now };
+    const again = last && (last.pile === pile || last.card === card);
+    if (this.settings.double_click !== false && again && now - last.time < DOUBLE_TAP_MS) {
       this.lastTap = null;
       return;
     }
