@@ -279,6 +279,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.prepare_daily_deals",
         "schedule": crontab(minute=1),
     },
+    # The practice pools: numbered deals proven winnable for "New deal" (games/practice.py),
+    # 300 per variant, topped up by at most a minute of search per variant a run.
+    "fill-practice-pools": {
+        "task": "games.tasks.fill_practice_pools",
+        "schedule": crontab(minute="*/10"),
+    },
     # Close daily attempts whose UTC day has ended and practice games idle for 7 days.
     "close-stale-attempts": {
         "task": "games.tasks.close_stale_attempts",

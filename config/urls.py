@@ -16,6 +16,7 @@ from games.api import (
     DailyView,
     GamesView,
     GameView,
+    LastWinnableView,
     LiveView,
     ReplayView,
     ResignView,
@@ -45,6 +46,11 @@ urlpatterns = [
     path("api/games/<int:attempt_id>/actions/", ActionsView.as_view(), name="game-actions"),
     path("api/games/<int:attempt_id>/resign/", ResignView.as_view(), name="game-resign"),
     path("api/games/<int:attempt_id>/replay/", ReplayView.as_view(), name="game-replay"),
+    path(
+        "api/games/<int:attempt_id>/last-winnable/",
+        LastWinnableView.as_view(),
+        name="game-last-winnable",
+    ),
     path(
         "api/leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"
     ),

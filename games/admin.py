@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 from config.errors import ApiError
 
 from .fairplay import REASON_MAX, attempt_disqualify, review_clear
-from .models import Action, Attempt, DailyDeal, Deal, Review, ReviewDecision
+from .models import Action, Attempt, DailyDeal, Deal, ProvenDeal, Review, ReviewDecision
 from .selectors import replay_url
 
 
@@ -28,6 +28,15 @@ class DailyDealAdmin(admin.ModelAdmin):
     list_display = ("date", "variant", "deal", "par")
     list_filter = ("variant",)
     date_hierarchy = "date"
+
+
+@admin.register(ProvenDeal)
+class ProvenDealAdmin(admin.ModelAdmin):
+    """The practice pool (games/practice.py): filled by the beat job; read here."""
+
+    list_display = ("deal", "variant", "par", "proven_at")
+    list_filter = ("variant",)
+    readonly_fields = ("deal", "variant", "par", "proven_at")
 
 
 class ActionInline(admin.TabularInline):

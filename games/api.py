@@ -22,6 +22,7 @@ from config.api import (
     StrictObjectField,
     StrictSerializer,
     parse_date,
+    rate_limit,
 )
 from config.errors import ApiError
 from config.metrics import ActionMeter
@@ -31,6 +32,7 @@ from .fairplay import client_address
 from .selectors import (
     attempt_for_viewer,
     attempt_json,
+    attempt_last_winnable,
     attempt_of_player,
     daily_json,
     live_games,
@@ -61,7 +63,10 @@ START_EXAMPLES = [
         {"daily": "EH1-N", "practice": True},
         request_only=True,
     ),
-    OpenApiExample("a random deal", {"random": "SH1-C2"}, request_only=True),
+    OpenApiExample("a deal proven winnable", {"random": "SH1-C2"}, request_only=True),
+    OpenApiExample(
+        "any random deal (may be impossible)", {"random": "SH1-C2", "any": True}, request_only=True
+    ),
     OpenApiExample("a deal by code", {"code": "SH1-C4-AAAAAJ2"}, request_only=True),
 ]
 ACTION_EXAMPLES = [
@@ -77,12 +82,16 @@ ACTION_EXAMPLES = [
 class StartSerializer(StrictSerializer):
     """Exactly one of ``daily`` (a variant), ``random`` (a variant) or ``code``;
     ``practice: true`` beside ``daily`` practises today's deal once the ranked
-    attempt is over, without its code."""
+    attempt is over, without its code; ``any: true`` beside ``random`` deals any
+    numbered deal instead of one the solver proved winnable."""
 
     daily = StrictCharField(required=False, max_length=16)
     random = StrictCharField(required=False, max_length=16)
     code = StrictCharField(required=False, max_length=48)
     practice = StrictBooleanField(required=False)
+    any = StrictBooleanField(
+        required=False, help_text="with 'random': any deal, maybe impossible (default: proven)"
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if len([k for k in ("daily", "random", "code") if k in attrs]) != 1:
@@ -92,6 +101,10 @@ class StartSerializer(StrictSerializer):
         if attrs.get("practice") and "daily" not in attrs:
             raise serializers.ValidationError(
                 {"practice": ["'practice' goes with 'daily': it practises today's daily deal."]}
+            )
+        if "any" in attrs and "random" not in attrs:
+            raise serializers.ValidationError(
+                {"any": ["'any' goes with 'random': any random deal instead of a proven one."]}
             )
         return attrs
 
@@ -133,6 +146,11 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
     won = serializers.BooleanField()
     verified = serializers.BooleanField(allow_null=True)
     unwinnable = serializers.BooleanField(help_text="the solver proved this position lost")
+    proven = serializers.BooleanField(
+        allow_null=True,
+        help_text="a New deal: true = proven winnable, false = any deal (maybe impossible);"
+        " null for a daily or a code",
+    )
     duplicate = serializers.BooleanField()
     view = serializers.JSONField(
         help_text="State JSON (player's view, with 'finish': the auto-finish moves) plus 'targets'"
@@ -235,13 +253,17 @@ class GamesView(APIView):
         request=StartSerializer,
         responses={201: AttemptSerializer, 200: AttemptSerializer, **ERRORS},
         examples=START_EXAMPLES,
-        summary="Start a game: the daily (ranked, once), a random deal or a code",
+        summary="Start a game: the daily (ranked, once), a random (proven winnable) deal or a code",
     )
     def post(self, request: Request) -> Response:
         data = StartSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
         attempt, created = attempt_start(
-            player=request.user, address=client_address(request), **data.validated_data
+            player=request.user,
+            address=client_address(request),
+            any_deal=fields.pop("any", False),
+            **fields,
         )
         return Response(attempt_json(attempt, viewer=request.user), status=201 if created else 200)
 
@@ -294,6 +316,26 @@ class ResignView(APIView):
     def post(self, request: Request, attempt_id: int) -> Response:
         attempt = attempt_resign(attempt_id=attempt_id, player=request.user)
         return Response(attempt_json(attempt, viewer=request.user))
+
+
+class LastWinnableSerializer(serializers.Serializer):  # documentation of the answer
+    seq = serializers.IntegerField(help_text="the game's seq this answer is for: the first undo's")
+    undos = serializers.IntegerField(help_text="undos back to the last position that can be won")
+    settled = serializers.BooleanField(
+        help_text="the position one undo nearer is proven lost (false: the solver ran out of"
+        " time between them; the position named is still proven winnable)"
+    )
+
+
+class LastWinnableView(APIView):
+    @extend_schema(
+        responses={200: LastWinnableSerializer, **ERRORS},
+        summary="A lost Seahaven game: how many undos back the last position that can be won is",
+    )
+    def get(self, request: Request, attempt_id: int) -> Response:
+        # A search costs about what a new deal does: counted in the same budget.
+        rate_limit("games", f"user-{request.user.pk}")
+        return Response(attempt_last_winnable(attempt_id=attempt_id, player=request.user))
 
 
 class ReplayView(APIView):

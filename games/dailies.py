@@ -89,6 +89,26 @@ def daily_candidates(*, date: dt.date, variant: str) -> Iterator[GameCode]:
     return candidate_codes(secret=settings.DAILY_DEAL_SECRET.encode(), date=date, variant=variant)
 
 
+def prove(
+    code: GameCode, *, nodes: int, seconds: float | None = None
+) -> tuple[Outcome, list[dict[str, object]] | None]:
+    """Search the deal ``code`` from its start: the outcome and, when solved, the
+    winning line as JSON actions — replayed through the engine first, which is
+    the judge of a proof (a line that does not win is logged and counts as
+    unknown). The daily deals and the practice pool (``games/practice.py``)
+    prove their deals so."""
+    game = new_game(code)
+    result = solve(game, nodes=nodes, seconds=seconds)
+    if result.outcome is not Outcome.SOLVED:
+        return result.outcome, None
+    for action in result.line:
+        game.apply(action)
+    if not game.won:
+        log.error("solver line for commitment %s does not win", commitment(code)[:16])
+        return Outcome.UNKNOWN, None
+    return Outcome.SOLVED, [a.to_json() for a in result.line]
+
+
 @dataclass(frozen=True)
 class Choice:
     code: GameCode
@@ -111,15 +131,10 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
             break
         tried += 1
         first = first or code
-        game = new_game(code)
-        result = solve(game, nodes=effort.nodes)
-        if result.outcome is Outcome.SOLVED:
-            for action in result.line:  # the engine is the judge of the proof
-                game.apply(action)
-            if game.won:
-                return Choice(code, [a.to_json() for a in result.line], tried)
-            log.error("solver line for commitment %s does not win", commitment(code)[:16])
-        elif result.outcome is Outcome.UNKNOWN and fallback is None:
+        outcome, line = prove(code, nodes=effort.nodes)
+        if line is not None:
+            return Choice(code, line, tried)
+        if outcome is Outcome.UNKNOWN and fallback is None:
             fallback = code
     chosen = fallback or first
     assert chosen is not None
@@ -200,6 +215,19 @@ def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
     log.warning("daily deal %s %s made on demand, unproven: is beat running?", date, variant)
     metrics.daily_made_on_demand(variant=variant)
     return _store(date=date, variant=variant, choice=Choice(code, None, 0))
+
+
+def open_daily_cards() -> set[str]:
+    """Every code that deals the same cards as a daily deal not yet over (today or
+    later), in any cell count: the deals practice must not hand out at random
+    (``games/practice.py``). One query; a dozen dailies at most."""
+    return {
+        str(code)
+        for stored in DailyDeal.objects.filter(date__gte=utc_today()).values_list(
+            "deal__code", flat=True
+        )
+        for code in GameCode.parse(stored).same_cards()
+    }
 
 
 def daily_deals_open(*, deal: Deal) -> list[DailyDeal]:

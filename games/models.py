@@ -63,6 +63,20 @@ class DailyDeal(models.Model):
         return f"{self.date} {self.variant}"
 
 
+class ProvenDeal(models.Model):
+    """A numbered deal a solver proved winnable, in the practice pool "New deal"
+    draws from (``games/practice.py``, issue 24). Numbered deals are public, so
+    nothing here is secret; the winning line itself is not kept (only its length)."""
+
+    deal = models.OneToOneField(Deal, on_delete=models.CASCADE, related_name="proven")
+    variant = models.CharField(max_length=8, choices=VARIANT_CHOICES, db_index=True)
+    par = models.PositiveIntegerField(help_text="length of the solver's winning line")
+    proven_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.deal.code} (par {self.par})"
+
+
 class Attempt(models.Model):
     """One player's game of one deal: ranked (the daily) or practice."""
 
@@ -95,6 +109,11 @@ class Attempt(models.Model):
     )
     lost_seq = models.PositiveIntegerField(
         null=True, blank=True, help_text="the solver proved the position after this seq lost"
+    )
+    proven = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="a New deal: true = drawn proven winnable, false = any deal; empty otherwise",
     )
     # Fair-play review (games/fairplay.py): staff's decision, and the address the
     # ranked attempt was started from (several accounts from one address).

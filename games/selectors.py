@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import time
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
 from config.errors import ApiError
-from games.engine import ALL_VARIANTS, Game, GameCode, load_game, new_game
+from games.engine import ALL_VARIANTS, Game, GameCode, Undo, load_game, new_game, solve
+from games.engine.solver import Outcome
 
 from .dailies import (
     commitment,
@@ -25,6 +29,8 @@ from .dailies import (
 from .models import Action, Attempt, DailyDeal
 
 Viewer = User | AnonymousUser
+
+log = logging.getLogger(__name__)
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
@@ -91,6 +97,9 @@ def attempt_json(
         "verified": attempt.verified,
         # The solver proved this position lost (Seahaven): only ever said with a proof.
         "unwinnable": attempt.lost_seq is not None and attempt.lost_seq == attempt.seq,
+        # A New deal: true = the solver proved the deal winnable, false = any deal
+        # (may be impossible); null for a daily or a deal asked for by its code.
+        "proven": attempt.proven,
         "duplicate": duplicate,
         "view": view,
     }
@@ -167,6 +176,117 @@ def attempt_of_player(*, attempt_id: int, player: User) -> Attempt:
     if attempt.player_id != player.pk:
         raise ApiError(403, "not_yours", "That is another player's game.")
     return attempt
+
+
+LAST_WINNABLE_SECONDS = 2.0
+"""What one last-winnable search may spend in all (a request waits for it)."""
+LAST_WINNABLE_NODES = 100_000
+"""Positions one probe of it may expand (a 2-cell deal's start: 3 000 at most
+measured; an unsettled probe is said so)."""
+LAST_WINNABLE_KEEP_S = 3600
+"""How long an answer is kept for its position (the attempt and its ``seq``)."""
+
+
+def _hides_cards(game: Game) -> bool:
+    """The player's view of ``game`` hides a card (face down, or in the stock)."""
+    return any(None in pile for pile in game.view()["piles"].values())
+
+
+def _search_last_winnable(game: Game) -> tuple[int | None, bool, int]:
+    """Binary search, over the positions undo reaches from ``game`` (a lost
+    position), for the nearest one the solver proves winnable. Winnability is
+    monotone along a line of play (a position from which a winnable one can be
+    reached is winnable), so ``undos`` winnable means every farther one is too.
+    Returns (undos or None, settled: the position one undo nearer is proven
+    lost, probes made)."""
+    reach = len(game.history)
+    positions = [game]
+    for _ in range(reach):
+        back = positions[-1].copy()
+        back.apply(Undo())
+        positions.append(back)
+    deadline = time.perf_counter() + LAST_WINNABLE_SECONDS
+    lost, won, probes = 0, None, 0  # lost: the farthest proven lost; 0, the position now
+    low, high = 1, reach
+    while low <= high:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        mid = (low + high) // 2
+        probes += 1
+        outcome = solve(positions[mid], nodes=LAST_WINNABLE_NODES, seconds=left).outcome
+        if outcome is Outcome.SOLVED:
+            won, high = mid, mid - 1
+        else:
+            # Unknown: most likely a lost position whose search is large (winnable
+            # ones are found fast); look farther back, and say it is not settled.
+            if outcome is Outcome.UNWINNABLE:
+                lost = max(lost, mid)
+            low = mid + 1
+    settled = won is not None and lost == won - 1
+    if won is None and lost == reach:
+        settled = True  # every position in reach is proven lost
+    return won, settled, probes
+
+
+def attempt_last_winnable(*, attempt_id: int, player: User) -> dict[str, Any]:
+    """How many undos take the player's lost game back to the last position that
+    could still be won (issue 24): ``{"seq", "undos", "settled"}``, ``seq`` the
+    game's seq the answer is for (the first undo's). Only for its player, a
+    game going on, whose position is a dead end or proven lost, and whose view
+    hides no card — Seahaven; an Easy Harp game hides cards, and nothing may be
+    derived from them (a daily's hidden cards never leak): always refused so,
+    whatever its cards. Every other refusal says why (409)."""
+    attempt = attempt_of_player(attempt_id=attempt_id, player=player)
+    if attempt.finished:
+        raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+    game = load_game(attempt.state)
+    if _hides_cards(game):
+        raise ApiError(
+            409,
+            "hidden_cards",
+            "This game hides cards: no position can be judged from what you have seen.",
+        )
+    if not (game.is_dead_end() or attempt.lost_seq == attempt.seq):
+        raise ApiError(
+            409, "not_lost", "This position is not known to be lost: play on, or undo yourself."
+        )
+    key = f"last-winnable:{attempt.pk}:{attempt.started_at.timestamp()}:{attempt.seq}"
+    try:
+        found = cache.get(key)
+    except Exception:  # a hint: computed again rather than refused
+        found = None
+    if found is None:
+        started = time.perf_counter()
+        undos, settled, probes = _search_last_winnable(game)
+        found = {"undos": undos, "settled": settled, "reach": len(game.history)}
+        log.info(
+            "last winnable of %s: %s undo(s), %s, %d probe(s) in %.2f s",
+            attempt.pk,
+            undos,
+            "settled" if settled else "unsettled",
+            probes,
+            time.perf_counter() - started,
+        )
+        try:
+            cache.set(key, found, timeout=LAST_WINNABLE_KEEP_S)
+        except Exception:
+            log.warning("last winnable of %s not kept: the cache did not answer", attempt.pk)
+    if found["undos"] is not None:
+        return {"seq": attempt.seq, "undos": found["undos"], "settled": found["settled"]}
+    if not found["settled"]:
+        raise ApiError(
+            409,
+            "unsettled",
+            "The solver could not tell in time which earlier position can still be won.",
+        )
+    if found["reach"] == game.depth:
+        raise ApiError(409, "deal_lost", "No position of this game can be won: the deal cannot.")
+    raise ApiError(
+        409,
+        "out_of_reach",
+        f"None of the {found['reach']} positions undo reaches can still be won.",
+    )
 
 
 def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:

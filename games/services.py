@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import secrets
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -29,16 +28,15 @@ from games.engine import (
     GameCode,
     load_game,
     new_game,
-    parse_variant,
     solve,
 )
-from games.engine.codes import MAX_DEAL
 from games.engine.solver import Outcome
 
 from . import realtime, signals
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Action, Attempt, DailyDeal, Deal, log_month
+from .practice import practice_deal_draw
 from .selectors import attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
@@ -59,11 +57,23 @@ def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:
 
 
 def _create_attempt(
-    *, player: User, deal: Deal, daily: DailyDeal | None, ranked: bool, address: str | None = None
+    *,
+    player: User,
+    deal: Deal,
+    daily: DailyDeal | None,
+    ranked: bool,
+    address: str | None = None,
+    proven: bool | None = None,
 ) -> Attempt:
     game = new_game(deal.code)
     return Attempt.objects.create(
-        player=player, deal=deal, daily=daily, ranked=ranked, state=game.to_json(), address=address
+        player=player,
+        deal=deal,
+        daily=daily,
+        ranked=ranked,
+        state=game.to_json(),
+        address=address,
+        proven=proven,
     )
 
 
@@ -74,6 +84,7 @@ def attempt_start(
     random: str | None = None,
     code: str | None = None,
     practice: bool = False,
+    any_deal: bool = False,
     address: str | None = None,
 ) -> tuple[Attempt, bool]:
     """Start (or, for the daily, find) an attempt. Returns it and whether it is new.
@@ -83,7 +94,10 @@ def attempt_start(
     opening (RULES.md C11). With ``practice``, a new practice game on today's
     deal for a player whose ranked attempt is over: it is tied to the daily, so
     it names no code and its replay and live view follow the daily's rule.
-    ``random``: a variant; a practice game on a random numbered deal. ``code``:
+    ``random``: a variant; a practice game on a numbered deal the solver proved
+    winnable, drawn from the practice pool (``games/practice.py``), or with
+    ``any_deal`` on any random numbered deal (which may be impossible); the
+    attempt's ``proven`` says which it got. ``code``:
     a practice game on that exact deal. ``address``: the client's, kept with a
     new ranked attempt for the fair-play review (games/fairplay.py).
     """
@@ -106,12 +120,13 @@ def attempt_start(
     if practice:
         raise Invalid("invalid", "'practice' goes with 'daily': practise today's deal.")
     if random is not None:
-        game, letter = parse_variant(random)
-        for _ in range(20):
-            deal = deal_get(code=GameCode(game, letter, secrets.randbelow(MAX_DEAL) + 1))
-            if not daily_deals_open(deal=deal):
-                break
-        return _create_attempt(player=player, deal=deal, daily=None, ranked=False), True
+        drawn = practice_deal_draw(variant=random, proven=not any_deal)
+        attempt = _create_attempt(
+            player=player, deal=drawn.deal, daily=None, ranked=False, proven=drawn.proven
+        )
+        return attempt, True
+    if any_deal:
+        raise Invalid("invalid", "'any' goes with 'random': any numbered deal, maybe impossible.")
     parsed = GameCode.parse(code)
     deal = deal_get(code=parsed)
     # A deal some running daily plays (same cards) is practised as that daily's.
@@ -207,6 +222,7 @@ _LOCK_COLUMNS = (
     "elapsed_ms",
     "verified",
     "lost_seq",
+    "proven",
 )
 # In the model's field order: ``Attempt.from_db`` reads the values in that order.
 assert list(_LOCK_COLUMNS) == [

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games.engine import ALL_VARIANTS
 
-from . import dailies, fairplay, partitions, services, signals
+from . import dailies, fairplay, partitions, practice, services, signals
 from .models import Attempt
 
 log = logging.getLogger(__name__)
@@ -90,6 +90,23 @@ def prepare_daily_deal(date: str, variant: str) -> str:
     it must not hold a key)."""
     daily = dailies.daily_deal_prepare(date=dt.date.fromisoformat(date), variant=variant)
     return dailies.commitment(daily.deal.code)
+
+
+@shared_task
+def fill_practice_pools() -> int:
+    """Queue ``fill_practice_pool`` for each variant (one task each: each within
+    ``practice.FILL_SECONDS`` of search, under the time limit). Returns how many."""
+    for variant in ALL_VARIANTS:
+        fill_practice_pool.delay(variant)
+    return len(ALL_VARIANTS)
+
+
+@shared_task
+def fill_practice_pool(variant: str, size: int | None = None) -> int:
+    """Add proven numbered deals to ``variant``'s practice pool up to ``size``
+    (default ``practice.POOL_SIZE``); a full pool returns at once. Returns how
+    many were added."""
+    return practice.pool_fill(variant=variant, size=size or practice.POOL_SIZE)
 
 
 @shared_task

@@ -1,5 +1,6 @@
-// The New game window (like the original app's): New deal (random), Daily deal,
-// Same deal (the current or last code), or a typed code; the game, and for a
+// The New game window (like the original app's): New deal (random, proven
+// winnable by the server's solver), Any deal (random, may be impossible), Daily
+// deal, Same deal (the current or last code), or a typed code; the game, and for a
 // game with several variants (Seahaven Towers: 4, 2 or 1 cells) the variant.
 // The games and their variants are the catalogue's (catalogue.js), as are the
 // window's chips (newgame_dialog.html).
@@ -139,7 +140,8 @@ export function setupNewGame({ current: game = null } = {}) {
   const start = async (kind) => {
     const variant = chosen()?.id;
     let body;
-    if (kind === "random") body = { random: variant };
+    if (kind === "random") body = { random: variant }; // a deal the solver proved winnable
+    else if (kind === "any") body = { random: variant, any: true }; // any deal: may be impossible
     else if (kind === "daily") body = { daily: variant };
     else if (kind === "same") {
       const deal = same();

@@ -14,6 +14,7 @@ import { describeAction, hideMessage, Hud, showMessage, showNotice } from "./hud
 import { landed, listedLanding } from "./landing.js";
 import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
+import { Rescue } from "./rescue.js";
 import { loadSettings } from "./settings.js";
 import { showConnection } from "./socket.js";
 import { playSound } from "./sound.js";
@@ -36,13 +37,18 @@ const feed = new GameFeed(id, {
   onSettled(p) {
     if (!p.info.finishing) announce(describeAction(p.action, p.info.card));
   },
-  onIdle: finishNext,
+  onIdle: () => {
+    finishNext();
+    rescue.next(); // the dead-end notice's undos, one after each ack
+  },
   onRefused: refuse,
   onWaiting: (on) => $("board").classList.toggle("waiting", on), // the board shows it waits for the server
   onError: (error) => error?.code && showMessage(describeRefusal(error, gamePrefix()), "error"),
   onStatus: (s) => showConnection($("connection"), s),
   onFatal,
 });
+
+const rescue = new Rescue({ id, feed, act });
 
 // "EH1" / "SH1": from the variant, which every game has (a daily still running has no code).
 const gamePrefix = () => (feed.game?.variant || "").slice(0, 3);
@@ -75,6 +81,7 @@ function render() {
   else if (game.status === "resigned") showNotice(gettext("You resigned this game."), "info");
   else if (game.status === "abandoned") showNotice(gettext("This game was closed: its day ended or it was left idle."), "info");
   else showNotice("");
+  rescue.update(game); // a lost Seahaven game: "Undo to the last position that could still be won"
   loadPar(game).then((par) => {
     if (!par) return;
     $("par").textContent = fmt(gettext("best known: %(n)s moves"), { n: par });
@@ -163,6 +170,7 @@ $("finish").addEventListener("click", () => {
 
 function refuse(p, error, status) {
   state.finishing = false; // a refused finishing move stops the finish
+  rescue.stop();
   showFinish();
   unland();
   const from = p.action.from;
