@@ -203,7 +203,7 @@ ATTEMPT_FIELDS = (
 )  # fmt: skip
 USER_FIELDS = (
     "username", "password", "language", "double_click", "interactive_rules",
-    "theme", "deck", "sounds", "motion",
+    "theme", "deck", "sounds", "motion", "tap", "is_guest",
 )  # fmt: skip
 
 
@@ -311,6 +311,19 @@ def _new_user(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
     assert after["attempts"] == before["attempts"]
 
 
+def _new_guest(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
+    if response.status_code == 200:  # signed in: the same account, nothing made
+        assert response.json()["username"] == ctx.world.usernames[ctx.role]
+        assert after == before
+        return
+    assert response.json() == {
+        "authenticated": False, "username": None, "settings": None, "guest": True
+    }  # fmt: skip
+    new = [u for pk, u in after["users"].items() if pk not in before["users"]]
+    assert len(new) == 1 and new[0]["is_guest"] and new[0]["username"].startswith("guest-"), new
+    assert after["attempts"] == before["attempts"]
+
+
 def _setting_changed(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
     assert response.json()["double_click"] is False
     assert User.objects.get(pk=ctx.user_id).double_click is False
@@ -379,6 +392,9 @@ ENDPOINTS: dict[str, Endpoint] = {
         "POST /api/games/{id}/resign/", lambda c: c.client.send(c.game + "resign/"), _resigned
     ),
     "replay": Endpoint("GET /api/games/{id}/replay/", lambda c: c.client.get(c.game + "replay/")),
+    "last_winnable": Endpoint(
+        "GET /api/games/{id}/last-winnable/", lambda c: c.client.get(c.game + "last-winnable/")
+    ),
     "ws_game": Endpoint(
         "/ws/games/{id}/ (then an action far ahead)",
         socket(lambda c: f"/ws/games/{c.subject.id}/", GAME_PROBE),
@@ -405,6 +421,9 @@ ENDPOINTS: dict[str, Endpoint] = {
         'PATCH /api/auth/settings/ {"double_click": false}',
         lambda c: c.client.patch("/api/auth/settings/", {"double_click": False}, format="json"),
         _setting_changed,
+    ),
+    "guest": Endpoint(
+        "POST /api/auth/guest/", lambda c: c.client.send("/api/auth/guest/"), _new_guest
     ),
     "register": Endpoint(
         "POST /api/auth/register/ (a new name)",
@@ -568,6 +587,8 @@ SPOILER = Refused(403, "spoiler")  # Anti-cheat: replays of today's daily wait f
 NOT_YET = Refused(403, "daily_not_finished")  # no practising today's deal before your ranked
 RUNNING = Refused(409, "not_finished")  # "a replay is available once the game is over"
 OVER = Refused(409, "finished")  # a finished game takes no action and no resignation
+NOT_LOST = Refused(409, "not_lost")  # last-winnable: the position can still be won
+HIDDEN = Refused(409, "hidden_cards")  # last-winnable: never on a view that hides cards
 PAGE, LOGIN = Page(), ToLogin()
 PLAYER, WATCHER, SUBSCRIBED = Ws("player"), Ws("spectator"), Ws("subscribed")
 WS_401, WS_403, WS_404 = Closed(4401), Closed(4403, "spoiler"), Closed(4404, "not_found")
@@ -660,8 +681,19 @@ TABLE = [
     ("page_replay",   D_DONE,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
     ("page_replay",   PAST,     LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
     ("page_replay",   MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    # The player's own lost position only (issue 24): a game still winnable, over, or
+    # hiding cards (Easy Harp, the daily's practice included) is refused the same way.
+    ("last_winnable", D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, NOT_LOST),
+    ("last_winnable", D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("last_winnable", P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, NOT_LOST),
+    ("last_winnable", P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("last_winnable", PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
+    ("last_winnable", D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, HIDDEN),
+    ("last_winnable", MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # Not about a game.
     ("me",            NONE,     OK,        OK,        OK,        OK,        OK),
+    # A visitor becomes a guest (issue 24); a signed-in session is left as it is.
+    ("guest",         NONE,     NEW,       OK,        OK,        OK,        OK),
     ("settings",      NONE,     SIGN_IN,   OK,        OK,        OK,        OK),
     ("settings_patch", NONE,    SIGN_IN,   OK,        OK,        OK,        OK),
     # Signing up while signed in signs in as the new account (current behaviour;
@@ -705,7 +737,7 @@ ROWS = [
 def test_the_table_covers_every_endpoint_and_subject():
     """Every endpoint above has rows, every game endpoint meets every subject it can."""
     assert {row[0] for row in TABLE} == set(ENDPOINTS)
-    per_subject = {"game", "actions", "resign", "replay", "ws_game"}
+    per_subject = {"game", "actions", "resign", "replay", "ws_game", "last_winnable"}
     for endpoint in per_subject:
         assert {row[1] for row in TABLE if row[0] == endpoint} == {
             D_PLAY, D_DONE, P_PLAY, P_DONE, PAST, D_PRACT, MISSING,

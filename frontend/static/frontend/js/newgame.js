@@ -13,7 +13,7 @@
 import { get, post } from "./api.js";
 import { catalogue, gameOf } from "./catalogue.js";
 import { dailyDate, dailyLabel, fmt, variantOf } from "./i18n.js";
-import { signedIn } from "./settings.js";
+import { ensurePlayer } from "./guest.js";
 
 const LAST_CODE = "patience.lastCode";
 
@@ -121,10 +121,6 @@ export function setupNewGame({ current: game = null } = {}) {
     form.elements.kind.value = preset.kind && !(preset.kind === "same" && !possible) ? preset.kind : "random";
     error.textContent = "";
     sync();
-    if (!signedIn()) {
-      location.href = `/login/?next=${encodeURIComponent(location.pathname)}`;
-      return;
-    }
     dialog.showModal();
   };
 
@@ -160,6 +156,7 @@ export function setupNewGame({ current: game = null } = {}) {
     buttons.forEach((b) => (b.disabled = true));
     error.textContent = "";
     try {
+      await ensurePlayer(); // signed out: as a guest (issue 24)
       const attempt = await post("/api/games/", body || (await sameDaily(same())));
       location.href = `/play/${attempt.id}/`;
     } catch (err) {
