@@ -126,3 +126,13 @@ export function showClosed(error) {
 }
 
 document.getElementById("message")?.addEventListener("click", hideMessage);
+
+// A game page's skip link (base.html's first Tab stop): straight to the board's
+// first column, ready for the arrow keys; the board itself while it has none.
+document.querySelector('.skip-link[href="#board"]')?.addEventListener("click", (event) => {
+  const board = $("board");
+  if (!board) return;
+  event.preventDefault();
+  board.board?.focusFirst();
+  if (!board.contains(document.activeElement)) board.focus();
+});
