@@ -193,6 +193,22 @@ def test_the_settings_dialogs_done_bar_covers_no_option_at_640x360(new_page, sig
     assert len(controls) >= 10, controls
     covered = [c for c in controls if not c["ok"]]
     assert not covered, covered
+    # A control the keyboard focuses stops above the bar, whole.
+    hidden = page.evaluate(
+        """() => {
+          const bar = document.querySelector('#settings-dialog .dialog-actions');
+          const out = [];
+          for (const control of document.querySelectorAll('#settings-dialog :is(input, select)')) {
+            document.getElementById('settings-dialog').scrollTop = 0;
+            control.focus();
+            const b = control.getBoundingClientRect();
+            const top = bar.getBoundingClientRect().top;
+            if (b.bottom > top + 0.5) out.push(control.id || control.value);
+          }
+          return out;
+        }"""
+    )
+    assert not hidden, hidden
     # Nothing scrolls into sight under the bar either: it reaches the window's bottom edge.
     gap = page.evaluate(
         """() => { const d = document.getElementById('settings-dialog');
