@@ -17,7 +17,15 @@ from games.engine import Move, Stock, new_game
 
 from .conftest import post_actions, screenshot
 from .test_board_sizes import settle
-from .test_pages import WIN_CODE, drag, refused_move, sign_up, start_practice, wait_moves
+from .test_pages import (
+    WIN_CODE,
+    drag,
+    refused_move,
+    sign_up,
+    start_practice,
+    wait_moves,
+    wait_still,
+)
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
 PORTRAIT = [(360, 640), (390, 844)]
@@ -171,7 +179,8 @@ def test_a_refusal_is_a_toast_that_does_not_move_the_board(new_page, size):
     game = new_game(WIN_CODE)
     drag(page, game, refused_move(game))
     page.wait_for_selector("#message[data-kind=refusal]:not([hidden])")
-    settle(page)  # the refused card is back in its column
+    settle(page)  # the refused card is back in its column…
+    wait_still(page)  # …and its pile's shake over
     screenshot(page, f"toast-{vw}x{vh}")
     assert page.evaluate(boxes) == before  # not pushed, not shifted
     toast = rect(page, "#message")
