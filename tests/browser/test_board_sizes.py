@@ -48,7 +48,7 @@ MEASURE = """() => {
     const x = b.left + b.width / 2, y = b.top + Math.min(8, b.height / 2);
     const hit = document.elementFromPoint(x, y);
     const what = hit ? (hit.closest('#board') ? 'board' : hit.outerHTML.slice(0, 120)) : null;
-    return {id: pile.dataset.pile, box: b, hit: what};
+    return {id: pile.dataset.pile, box: b, pile: box(pile), hit: what};
   });
   const card = document.querySelector('#board .card');
   const size = card ? card.getBoundingClientRect() : null;
@@ -95,6 +95,9 @@ def check_board_fits(page: Any, where: str, size: tuple[int, int]) -> dict[str, 
     assert m["piles"], where
     for pile in m["piles"]:
         assert inside(pile["box"], vw, vh), f"{where}: pile {pile['id']} {pile['box']}"
+        # The pile itself too (issue 24: an empty foundation, padded by the pages'
+        # .empty, was 8 px wider than its card and cut at 360x640).
+        assert inside(pile["pile"], vw, vh), f"{where}: pile {pile['id']} {pile['pile']}"
         assert pile["hit"] == "board", f"{where}: pile {pile['id']} is covered by {pile['hit']}"
     return m
 

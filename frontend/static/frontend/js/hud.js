@@ -89,7 +89,9 @@ export function describeAction(action, card) {
   }
 }
 
-/** #message: a short text over the header line (never the board); `kind` styles it (refusal, info). */
+/** #message: a toast (css/phone.css) that never moves the board; `kind` styles
+ *  it (refusal, info). It goes by itself after a time to read it (3 s and a
+ *  little more per letter, at most 9 s), or at a click. */
 export function showMessage(text, kind = "info") {
   const el = $("message");
   if (!el) return;
@@ -97,7 +99,7 @@ export function showMessage(text, kind = "info") {
   el.textContent = text;
   el.dataset.kind = kind;
   el.hidden = !text;
-  if (text) showMessage.timer = setTimeout(() => (el.hidden = true), 9000);
+  if (text) showMessage.timer = setTimeout(() => (el.hidden = true), Math.min(9000, 3000 + 50 * text.length));
 }
 
 export function hideMessage() {
@@ -126,3 +128,13 @@ export function showClosed(error) {
 }
 
 document.getElementById("message")?.addEventListener("click", hideMessage);
+
+// A game page's skip link (base.html's first Tab stop): straight to the board's
+// first column, ready for the arrow keys; the board itself while it has none.
+document.querySelector('.skip-link[href="#board"]')?.addEventListener("click", (event) => {
+  const board = $("board");
+  if (!board) return;
+  event.preventDefault();
+  board.board?.focusFirst();
+  if (!board.contains(document.activeElement)) board.focus();
+});

@@ -16,6 +16,8 @@ const MIN_TRACKS = 8;
 const MAX_CARD = 120; // px: past this the cards only get heavier, not clearer
 const MIN_CARD = 24;
 const HEIGHT_PER_CARD = 4.4; // the top row and a few overlapped cards per column, in card widths
+const FAN_ROOM = 10; // buried cards a column shows at the widest fan (fan())
+const FAN_MAX = 0.72; // the widest strip of a buried face-up card, of the card's height
 
 /** The space the wrap gives the board and the largest card width for it. */
 export function measure(wrap, tracks) {
@@ -41,25 +43,40 @@ export function sized(base, cw) {
   const span = tracks * cw + (tracks - 1) * gap; // the columns' width
   const x0 = Math.max(0, (width - span) / 2);
   const area = Math.max(ch, height - ch - rowGap); // the columns' height
-  return { width, height, gap, cw, ch, cf, rowGap, x0, span, area, tracks };
+  return { width, height, gap, cw, ch, cf, rowGap, x0, span, area, tracks, ...fan(ch, cf, area) };
 }
 
-/** Top offsets of a column's cards: face-down ones tighter, and the whole
- *  column squeezed to fit the area (down to a strip that still shows the corner). */
-export function columnOffsets(n, down, { ch, cf, area }) {
+/** The strips a column shows of each buried card (px): `fu` of a face-up one
+ *  (its corner, roomier on small cards), `fd` of a face-down one. Where the
+ *  board is taller than the cards need (portrait phones, issue 24: the width
+ *  sets the card size, the bottom half stayed empty), the fan opens up to a
+ *  strip a long column of FAN_ROOM buried cards still fits in, at most
+ *  FAN_MAX of the card: the buried cards' strips become fingertip targets. */
+export function fan(ch, cf, area) {
+  const fuBase = Math.max(Math.round(ch * 0.27), Math.ceil(cf * 1.6));
+  const fdBase = Math.max(5, Math.round(ch * 0.12));
+  const roomy = Math.floor((area - ch) / FAN_ROOM);
+  const fu = Math.max(fuBase, Math.min(Math.round(ch * FAN_MAX), roomy));
+  const fd = Math.max(fdBase, Math.min(Math.round(ch * 0.22), Math.round(fu * 0.4)));
+  return { fu, fd, fuBase, fdBase: Math.min(fd, fdBase) };
+}
+
+/** Top offsets of a column's cards: face-down ones tighter; a column too long
+ *  for the area closes its fan — first the face-up strips down to their usual
+ *  size, then the face-down ones, then the face-up ones down to a strip that
+ *  still shows the corner. */
+export function columnOffsets(n, down, { ch, cf, area, fu, fd, fuBase, fdBase }) {
   if (n === 0) return [];
   down = Math.min(down, n - 1);
   const up = n - 1 - down;
-  // A face-up card shows a strip tall enough for its corner, roomier on small cards.
-  let fd = Math.max(5, Math.round(ch * 0.12));
-  let fu = Math.max(Math.round(ch * 0.27), Math.ceil(cf * 1.6));
   const minFd = Math.max(3, Math.round(ch * 0.045));
   const minFu = Math.ceil(cf + 3); // the rank still reads
   const room = area - ch;
-  if (down * fd + up * fu > room) {
-    fd = Math.max(minFd, Math.min(fd, (room - up * fu) / Math.max(1, down)));
-    if (down * fd + up * fu > room) fu = Math.max(minFu, (room - down * fd) / Math.max(1, up));
-  }
+  const fits = () => down * fd + up * fu <= room;
+  if (!fits()) fd = Math.max(fdBase, Math.min(fd, (room - up * fu) / Math.max(1, down)));
+  if (!fits()) fu = Math.max(fuBase, (room - down * fd) / Math.max(1, up));
+  if (!fits()) fd = Math.max(minFd, Math.min(fd, (room - up * fu) / Math.max(1, down)));
+  if (!fits()) fu = Math.max(minFu, (room - down * fd) / Math.max(1, up));
   const offsets = [0];
   for (let i = 1; i < n; i++) offsets.push(offsets[i - 1] + (i - 1 < down ? fd : fu));
   return offsets.map(Math.round);
