@@ -7,6 +7,7 @@
 | ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the daily deals | a debug-only key |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
 | ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
+| ``STATIC_ROOT`` | where ``collectstatic`` writes the static files, hashed | ``staticfiles/`` |
 | ``ALLOWED_HOSTS`` | comma-separated | ``localhost,127.0.0.1,[::1]`` |
 | ``CSRF_TRUSTED_ORIGINS`` | comma-separated origins behind a proxy | none |
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
@@ -325,13 +326,15 @@ TIME_ZONE = "UTC"  # daily deals follow the UTC day
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 # WhiteNoise (config.middleware.StaticFilesMiddleware) serves /static/: from
-# STATIC_ROOT after collectstatic, else from the apps' static folders.
+# STATIC_ROOT after collectstatic, else from the apps' static folders. After
+# collectstatic the pages name the files by hashed names (config/storage.py),
+# which WhiteNoise serves as immutable, cached for good (issue 24).
 WHITENOISE_USE_FINDERS = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "config.storage.StaticStorage"},
 }
 
 MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413

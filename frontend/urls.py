@@ -21,4 +21,6 @@ urlpatterns = [
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
+    # The client's strings, one cached file per language and version (issue 24).
+    path("jsi18n/<str:language>/<str:version>.js", views.js_catalogue_file, name="js-catalogue"),
 ]

@@ -1,12 +1,15 @@
 """Page shells. Each view renders a template and nothing more: the data comes
 from the JSON API and the websockets, fetched by the page's ES module, so the
-client holds no rule (STYLE.md, front end)."""
+client holds no rule (STYLE.md, front end). A page embeds the API's first
+answers its modules ask for (``prefill``: frontend/loading.py), so they need no
+round trip of their own."""
 
 from __future__ import annotations
 
 import datetime as dt
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -21,11 +24,42 @@ from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from leaderboard.selectors import player_get
 
 from .catalogue import games_catalogue
+from .loading import api_prefill, js_catalogue
+
+IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
 
-def _page(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
-    context = {"page": page, "games": games_catalogue(), **context}
+def _page(
+    request: HttpRequest, template: str, page: str, prefill: tuple[str, ...] = (), **context: object
+) -> HttpResponse:
+    """The page, with the API's answers to ``GET`` of each of ``prefill`` (and of
+    ``/api/auth/me/``, which every page's settings read) for this request."""
+    context = {
+        "page": page,
+        "games": games_catalogue(),
+        "api_prefill": api_prefill(request, ["/api/auth/me/", *prefill]),
+        **context,
+    }
     return render(request, f"frontend/{template}", context)
+
+
+def js_catalogue_file(request: HttpRequest, language: str, version: str) -> HttpResponse:
+    """The client's strings in ``language`` (Django's JavaScript catalogue), built
+    once per process. Under its current version, cached for good (a new release's
+    strings have another); an old version's URL gets today's, briefly cached."""
+    if language not in dict(settings.LANGUAGES):
+        raise Http404("No such language.")
+    catalogue = js_catalogue(language)
+    zipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    response = HttpResponse(
+        catalogue.gzipped if zipped else catalogue.body,
+        content_type="text/javascript; charset=utf-8",
+    )
+    if zipped:
+        response["Content-Encoding"] = "gzip"
+    response["Vary"] = "Accept-Encoding"
+    response["Cache-Control"] = IMMUTABLE if version == catalogue.version else "max-age=60, public"
+    return response
 
 
 def _to_login(request: HttpRequest) -> HttpResponse:
@@ -50,6 +84,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         request,
         "lobby.html",
         "lobby",
+        prefill=("/api/daily/",),
         variants=ALL_VARIANTS,
         today=today.isoformat(),
         yesterday=(today - dt.timedelta(days=1)).isoformat(),
@@ -74,7 +109,14 @@ def login(request: HttpRequest) -> HttpResponse:
 def play(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if not request.user.is_authenticated:
         return _to_login(request)
-    return _page(request, "play.html", "play", attempt_id=attempt_id, variants=ALL_VARIANTS)
+    return _page(
+        request,
+        "play.html",
+        "play",
+        prefill=(f"/api/games/{attempt_id}/",),
+        attempt_id=attempt_id,
+        variants=ALL_VARIANTS,
+    )
 
 
 @ensure_csrf_cookie

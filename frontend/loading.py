@@ -1,0 +1,135 @@
+"""The pages' load path (issue 24): what a page needs arrives in one round trip
+after its HTML, not in a chain of them.
+
+- ``module_graph``: every ES module a page's entry module imports, directly or
+  not, read from the modules' own static ``import … from "./x.js"`` lines once
+  per process; base.html and the pages link each with ``<link rel="modulepreload">``
+  (templatetags/pages.py), so the browser fetches the whole graph at once
+  instead of discovering it level by level.
+- ``js_catalogue``: the client's strings in one language (Django's JavaScript
+  catalogue, what ``/jsi18n/`` builds on every request), built once per process
+  and language and served under a URL naming its hash with an immutable cache.
+- ``api_prefill``: the first answers of the JSON API a page's modules ask for
+  (``/api/auth/me/``, the attempt of ``/play/<id>/``, today's deals), answered by
+  the API's own views for the page's request and embedded as JSON data
+  (``<script type="application/json" id="api-prefill">``: no script runs, the CSP
+  holds); api.js hands each out once instead of fetching it. An answer that is
+  not 200 is left out: the client asks the API and gets its error as before.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import gzip
+import hashlib
+import json
+import posixpath
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.http import HttpRequest, QueryDict
+from django.urls import resolve
+from django.utils import translation
+from django.views.i18n import JavaScriptCatalog
+from rest_framework.renderers import JSONRenderer
+
+# The static imports of an ES module: `import … from "./x.js";`, `import "./x.js";`,
+# `export … from "./x.js";` (relative paths only: the client imports nothing else).
+_IMPORT = re.compile(
+    r"""^\s*(?:import|export)\b(?:[^;"'`]*?\bfrom)?\s*["'](?P<url>\.{1,2}/[^"']+)["']""",
+    re.MULTILINE,
+)
+
+
+def _imports(path: str) -> list[str]:
+    """The static paths (``frontend/js/x.js``) the module at ``path`` imports."""
+    found = finders.find(path)
+    if not found:
+        raise ValueError(f"No static module {path!r}")
+    with open(found, encoding="utf-8") as source:
+        text = source.read()
+    base = posixpath.dirname(path)
+    return [posixpath.normpath(posixpath.join(base, m["url"])) for m in _IMPORT.finditer(text)]
+
+
+def _graph(entry: str) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    todo = [entry]
+    while todo:
+        path = todo.pop(0)
+        if path in seen:
+            continue
+        seen[path] = None
+        todo.extend(_imports(path))
+    return tuple(seen)
+
+
+_cached_graph = functools.cache(_graph)
+
+
+def module_graph(entry: str) -> tuple[str, ...]:
+    """``entry`` and every module it imports, directly or not (breadth first).
+    Read once per process; in a debug run on every page, so edits show at once."""
+    return _graph(entry) if settings.DEBUG else _cached_graph(entry)
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    body: bytes
+    gzipped: bytes
+    version: str  # the first 12 hex digits of the body's SHA-256
+
+
+@functools.cache
+def _catalogue(language: str) -> Catalogue:
+    with translation.override(language):
+        view = JavaScriptCatalog()
+        view.setup(HttpRequest())
+        response = view.get(view.request)
+    body = response.content
+    return Catalogue(body, gzip.compress(body, mtime=0), hashlib.sha256(body).hexdigest()[:12])
+
+
+def js_catalogue(language: str) -> Catalogue:
+    """The JavaScript catalogue of ``language`` (one of ``settings.LANGUAGES``)."""
+    if settings.DEBUG:
+        _catalogue.cache_clear()  # `make messages` in a debug run shows at once
+    return _catalogue(language)
+
+
+def page_language() -> str:
+    code = (translation.get_language() or settings.LANGUAGE_CODE).split("-")[0]
+    return code if code in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
+
+
+def _api_answer(request: HttpRequest, path: str) -> bytes | None:
+    """The body ``GET path`` answers to ``request``'s user, as the API renders it;
+    ``None`` unless 200. The API's own view runs on a copy of the page's request
+    (same session, same user, the path and method changed), so the answer is the
+    one the client would fetch: same selector, same checks, same JSON."""
+    match = resolve(path)
+    sub = copy.copy(request)
+    sub.method = "GET"
+    sub.path = sub.path_info = path
+    sub.GET = QueryDict()
+    sub.META = {**request.META, "REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": ""}
+    sub.resolver_match = match
+    response = match.func(sub, *match.args, **match.kwargs)
+    if response.status_code != 200 or not hasattr(response, "data"):
+        return None
+    return JSONRenderer().render(response.data)
+
+
+def api_prefill(request: HttpRequest, paths: list[str]) -> str:
+    """``{"<path>": <answer>, …}`` for each of ``paths`` answered 200, as JSON text
+    safe inside a ``<script>`` element (``<``, ``>``, ``&`` escaped as json_script does)."""
+    parts = []
+    for path in paths:
+        body = _api_answer(request, path)
+        if body is not None:
+            parts.append(f"{json.dumps(path)}:{body.decode()}")
+    text = "{" + ",".join(parts) + "}"
+    return text.replace("<", "\\u003C").replace(">", "\\u003E").replace("&", "\\u0026")

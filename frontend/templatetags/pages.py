@@ -1,0 +1,39 @@
+"""Tags of the pages' <head> (issue 24; frontend/loading.py does the work).
+
+``{% module "frontend/js/play.js" %}``: the page's module script, after a
+``<link rel="modulepreload">`` for each module it imports, directly or not, that
+no earlier ``{% module %}`` of the page linked (base.html's header.js comes first).
+``{% js_catalogue %}``: the client's strings in the page's language, a cached file.
+"""
+
+from __future__ import annotations
+
+from django import template
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from frontend.loading import js_catalogue, module_graph, page_language
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def module(context: template.Context, path: str) -> SafeString:
+    # The render context is shared by a page and the base it extends.
+    linked: set[str] = context.render_context.setdefault("modulepreloaded", set())
+    entry, *imported = module_graph(path)
+    preload = [p for p in imported if p not in linked]
+    linked.update(module_graph(path))
+    links = format_html_join(
+        "", '<link rel="modulepreload" href="{}">\n  ', ((static(p),) for p in preload)
+    )
+    return format_html('{}<script type="module" src="{}"></script>', links, static(entry))
+
+
+@register.simple_tag
+def js_catalogue_url() -> str:
+    language = page_language()
+    version = js_catalogue(language).version
+    return reverse("frontend:js-catalogue", kwargs={"language": language, "version": version})

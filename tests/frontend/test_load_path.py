@@ -1,0 +1,256 @@
+"""The pages' load path (issue 24, deliverable 6), through Django's test client
+and WhiteNoise: hashed static names cached for good, every imported module
+preloaded, the JS catalogue a cached file per language, and the API's first
+answers embedded in the page — exactly the API's, for that player only, with no
+hidden card."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import posixpath
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+
+from tests.conftest import Client
+from tests.hidden import check_hidden, check_view, engine_state
+
+ROOT = Path(__file__).resolve().parents[2]
+STATIC = ROOT / "frontend" / "static"
+# Static imports, read here independently of frontend/loading.py.
+IMPORT = re.compile(r"""(?m)^(?:import|export)[^;]*?["'](\.{1,2}/[^"']+\.js)["'];""")
+
+
+class Head(HTMLParser):
+    """The page's module scripts, modulepreloads, classic scripts, stylesheets and
+    the embedded #api-prefill."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.modules: list[str] = []
+        self.preloads: list[str] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self.prefill: str | None = None
+        self._in_prefill = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "script" and a.get("type") == "module":
+            self.modules.append(a["src"] or "")
+        elif tag == "script" and a.get("src"):
+            self.scripts.append(a["src"] or "")
+        elif tag == "script" and a.get("id") == "api-prefill":
+            self._in_prefill = True
+            self.prefill = ""
+        elif tag == "link" and a.get("rel") == "modulepreload":
+            self.preloads.append(a["href"] or "")
+        elif tag == "link" and a.get("rel") == "stylesheet":
+            self.styles.append(a["href"] or "")
+
+    def handle_data(self, data: str) -> None:
+        if self._in_prefill:
+            self.prefill = (self.prefill or "") + data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_prefill = False
+
+
+def head(response: Any) -> Head:
+    assert response.status_code == 200, response.status_code
+    parser = Head()
+    parser.feed(response.content.decode())
+    return parser
+
+
+def prefill(response: Any) -> dict[str, Any]:
+    text = head(response).prefill
+    return json.loads(text) if text else {}
+
+
+def start(client: Client, **body: str) -> dict[str, Any]:
+    response = client.send("/api/games/", body)
+    assert response.status_code in (200, 201), response.content
+    return response.json()
+
+
+def same_answer(embedded: dict[str, Any], fetched: dict[str, Any]) -> None:
+    """Equal but for the clock, which runs between the two requests."""
+    embedded, fetched = dict(embedded), dict(fetched)
+    before, after = embedded.pop("elapsed_ms", None), fetched.pop("elapsed_ms", None)
+    assert embedded == fetched
+    if before is not None:
+        assert 0 <= after - before < 5000
+
+
+# --- the embedded first answers -------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_play_page_embeds_the_apis_answers_for_its_player(player):
+    game = start(player, random="SH1-C4")
+    page = prefill(player.get(f"/play/{game['id']}/"))
+    assert set(page) == {"/api/auth/me/", f"/api/games/{game['id']}/"}
+    same_answer(page[f"/api/games/{game['id']}/"], player.get(f"/api/games/{game['id']}/").json())
+    assert page["/api/auth/me/"] == player.get("/api/auth/me/").json()
+    assert page["/api/auth/me/"]["username"] == player.username
+
+
+@pytest.mark.django_db
+def test_the_lobby_embeds_todays_deals_as_the_api_answers_them(player, anon):
+    start(player, daily="SH1-C4")
+    for client in (player, anon):
+        page = prefill(client.get("/"))
+        assert page["/api/daily/"] == client.get("/api/daily/").json()
+        assert page["/api/auth/me/"] == client.get("/api/auth/me/").json()
+
+
+@pytest.mark.django_db
+def test_a_play_page_of_someone_elses_game_embeds_nothing_of_it(make_player):
+    owner, attacker = make_player(), make_player()
+    game = start(owner, daily="SH1-C4")
+    response = attacker.get(f"/play/{game['id']}/")
+    page = prefill(response)
+    assert set(page) == {"/api/auth/me/"}  # the client asks and gets the API's not_yours
+    assert page["/api/auth/me/"]["username"] == attacker.username
+    html = response.content.decode()
+    view = game["view"]
+    for pile in ("t0", "t1", "t2"):
+        cards = view["piles"].get(pile) if isinstance(view.get("piles"), dict) else None
+        if cards:
+            assert json.dumps(cards) not in html
+    assert attacker.get(f"/api/games/{game['id']}/").json()["error"]["code"] == "not_yours"
+
+
+@pytest.mark.django_db
+def test_an_easy_harp_dailys_embedded_state_has_no_face_down_card(player):
+    game = start(player, daily="EH1-N")
+    page = prefill(player.get(f"/play/{game['id']}/"))
+    embedded = page[f"/api/games/{game['id']}/"]
+    state = engine_state(game["id"])
+    assert state.down and any(state.down.values()), "the deal has face-down cards"
+    check_view(embedded["view"], state, owner_playing=True, where="embedded")
+    check_hidden(page, state, "embedded page data")
+
+
+# --- modulepreload -------------------------------------------------------------------
+
+
+def imports_of(path: str) -> set[str]:
+    """``frontend/js/x.js`` → the static paths of every module it imports, transitively."""
+    seen: set[str] = set()
+    todo = [path]
+    while todo:
+        current = todo.pop()
+        for rel in IMPORT.findall((STATIC / current).read_text()):
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(current), rel))
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+PAGES = [
+    "/",
+    "/login/",
+    "/signup/",
+    "/live/",
+    "/leaderboard/2026-01-01/SH1-C4/",
+    "/daily/2026-01-01/",
+    "/archive/",
+    "/rules/",
+]
+
+
+@pytest.mark.django_db
+def test_every_module_a_page_imports_is_modulepreloaded(player):
+    game = start(player, random="EH1-N")
+    pages = [*PAGES, f"/play/{game['id']}/", f"/watch/{game['id']}/", f"/replay/{game['id']}/"]
+    pages.append(f"/players/{player.username}/")
+    for path in pages:
+        signed_out = path in ("/login/", "/signup/")  # these redirect a player
+        response = Client().get(path) if signed_out else player.get(path)
+        parsed = head(response)
+        entries = {src.removeprefix("/static/") for src in parsed.modules}
+        preloaded = {href.removeprefix("/static/") for href in parsed.preloads}
+        assert "frontend/js/header.js" in entries, path
+        wanted = set().union(*(imports_of(entry) for entry in entries)) - entries
+        assert wanted, path
+        assert wanted <= preloaded, (path, wanted - preloaded)
+        assert len(parsed.preloads) == len(preloaded), f"{path}: a module preloaded twice"
+
+
+# --- hashed static names, immutable ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory, django_db_blocker):
+    """``collectstatic`` as the image runs it, into a directory of this module's."""
+    root = tmp_path_factory.mktemp("static")
+    with override_settings(STATIC_ROOT=root):
+        call_command("collectstatic", "--noinput", "-v", "0")
+    return root
+
+
+@pytest.mark.django_db
+def test_after_collectstatic_pages_name_hashed_files_served_immutable(collected, player):
+    game = start(player, random="SH1-C4")
+    with override_settings(STATIC_ROOT=collected):
+        client = Client()
+        client.cookies = player.cookies
+        parsed = head(client.get(f"/play/{game['id']}/"))
+        names = parsed.modules + parsed.preloads + parsed.styles + parsed.scripts
+        static = [n for n in names if n.startswith("/static/")]
+        assert len(static) > 20
+        for name in static:
+            assert re.search(r"\.[0-9a-f]{12}\.(js|css)$", name), name
+            response = client.get(name, HTTP_ACCEPT_ENCODING="gzip")
+            assert response.status_code == 200, name
+            cache = response["Cache-Control"]
+            assert "immutable" in cache, (name, cache)
+            assert int(re.search(r"max-age=(\d+)", cache)[1]) >= 365 * 86400
+            assert response["Content-Encoding"] == "gzip", name
+            body = b"".join(response.streaming_content)
+            if name.endswith(".js"):
+                text = gzip.decompress(body).decode()
+                # Its imports name hashed files too: the whole graph is cached for good.
+                for rel in IMPORT.findall(text):
+                    assert re.search(r"\.[0-9a-f]{12}\.js$", rel), (name, rel)
+        # The unhashed name still answers (an old page), but only briefly cached.
+        plain = client.get("/static/frontend/js/play.js")
+        assert plain.status_code == 200 and "immutable" not in plain["Cache-Control"]
+
+
+# --- the JS catalogue: a cached file per language -------------------------------------
+
+TRANSLATED = {"en": "Won", "id": "Menang", "bg": "Победи", "tr": "Kazanıldı"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", "id", "bg", "tr"])
+def test_the_js_catalogue_is_a_cached_file_per_language(language):
+    client = Client()
+    client.cookies["django_language"] = language
+    parsed = head(client.get("/rules/"))
+    catalogue = [src for src in parsed.scripts if "jsi18n" in src]
+    assert len(catalogue) == 1, parsed.scripts
+    assert re.fullmatch(rf"/jsi18n/{language}/[0-9a-f]{{12}}\.js", catalogue[0]), catalogue
+    response = client.get(catalogue[0], HTTP_ACCEPT_ENCODING="gzip")
+    assert response.status_code == 200
+    assert "immutable" in response["Cache-Control"]
+    assert response["Content-Encoding"] == "gzip"
+    assert response["Content-Type"].startswith("text/javascript")
+    text = gzip.decompress(response.content).decode()
+    assert "django.gettext" in text or "gettext" in text
+    if language != "en":
+        assert json.dumps(TRANSLATED[language])[1:-1] in text or TRANSLATED[language] in text
+    # An old version's URL still works, briefly cached; an unknown language is none.
+    old = client.get(f"/jsi18n/{language}/000000000000.js")
+    assert old.status_code == 200 and "immutable" not in old["Cache-Control"]
+    assert client.get("/jsi18n/xx/000000000000.js").status_code == 404
