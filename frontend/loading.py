@@ -9,6 +9,9 @@ after its HTML, not in a chain of them.
 - ``js_catalogue``: the client's strings in one language (Django's JavaScript
   catalogue, what ``/jsi18n/`` builds on every request), built once per process
   and language and served under a URL naming its hash with an immutable cache.
+- ``css_bundle``: a page's stylesheets, in their order, as one file (HTTP/1.1
+  fetches six files at a time: ten stylesheets cost round trips of their own),
+  under a URL naming the files and the hash of the whole, cached for good.
 - ``api_prefill``: the first answers of the JSON API a page's modules ask for
   (``/api/auth/me/``, the attempt of ``/play/<id>/``, today's deals), answered by
   the API's own views for the page's request and embedded as JSON data
@@ -78,9 +81,12 @@ def module_graph(entry: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Catalogue:
+    """A file built in-process: the JS catalogue of a language, a CSS bundle."""
+
     body: bytes
     gzipped: bytes
     version: str  # the first 12 hex digits of the body's SHA-256
+    empty: bool = False  # a catalogue without a translated string (English)
 
 
 @functools.cache
@@ -90,7 +96,9 @@ def _catalogue(language: str) -> Catalogue:
         view.setup(HttpRequest())
         response = view.get(view.request)
     body = response.content
-    return Catalogue(body, gzip.compress(body, mtime=0), hashlib.sha256(body).hexdigest()[:12])
+    empty = not view.get_catalog()
+    version = hashlib.sha256(body).hexdigest()[:12]
+    return Catalogue(body, gzip.compress(body, mtime=0), version, empty)
 
 
 def js_catalogue(language: str) -> Catalogue:
@@ -98,6 +106,32 @@ def js_catalogue(language: str) -> Catalogue:
     if settings.DEBUG:
         _catalogue.cache_clear()  # `make messages` in a debug run shows at once
     return _catalogue(language)
+
+
+STYLESHEET = re.compile(r"[a-z0-9-]{1,40}")
+CSS_DIR = "frontend/css"
+
+
+def _css_bundle(names: tuple[str, ...]) -> Catalogue:
+    parts = []
+    for name in names:
+        found = finders.find(f"{CSS_DIR}/{name}.css") if STYLESHEET.fullmatch(name) else None
+        if not found:
+            raise ValueError(f"No stylesheet {name!r}")
+        with open(found, "rb") as source:
+            parts.append(f"/* {name}.css */\n".encode() + source.read().rstrip() + b"\n")
+    body = b"".join(parts)
+    return Catalogue(body, gzip.compress(body, mtime=0), hashlib.sha256(body).hexdigest()[:12])
+
+
+_cached_css_bundle = functools.lru_cache(maxsize=256)(_css_bundle)
+
+
+def css_bundle(names: tuple[str, ...]) -> Catalogue:
+    """The stylesheets ``frontend/css/<name>.css`` of ``names`` joined in that order
+    (``ValueError`` for a name that is none). None of them names another file
+    (``url()``), so the joined file may live at another path."""
+    return _css_bundle(names) if settings.DEBUG else _cached_css_bundle(names)
 
 
 def page_language() -> str:

@@ -24,7 +24,7 @@ from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from leaderboard.selectors import player_get
 
 from .catalogue import games_catalogue
-from .loading import api_prefill, js_catalogue
+from .loading import Catalogue, api_prefill, css_bundle, js_catalogue
 
 IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
@@ -43,23 +43,39 @@ def _page(
     return render(request, f"frontend/{template}", context)
 
 
-def js_catalogue_file(request: HttpRequest, language: str, version: str) -> HttpResponse:
-    """The client's strings in ``language`` (Django's JavaScript catalogue), built
-    once per process. Under its current version, cached for good (a new release's
-    strings have another); an old version's URL gets today's, briefly cached."""
-    if language not in dict(settings.LANGUAGES):
-        raise Http404("No such language.")
-    catalogue = js_catalogue(language)
+def _built_file(request: HttpRequest, built: Catalogue, version: str, kind: str) -> HttpResponse:
+    """A file built in-process, gzipped if the browser takes it. Under its current
+    version cached for good (a new release's file has another); an old version's
+    URL (a page from before a release) gets today's, briefly cached."""
     zipped = "gzip" in request.headers.get("Accept-Encoding", "")
-    response = HttpResponse(
-        catalogue.gzipped if zipped else catalogue.body,
-        content_type="text/javascript; charset=utf-8",
-    )
+    response = HttpResponse(built.gzipped if zipped else built.body, content_type=kind)
     if zipped:
         response["Content-Encoding"] = "gzip"
     response["Vary"] = "Accept-Encoding"
-    response["Cache-Control"] = IMMUTABLE if version == catalogue.version else "max-age=60, public"
+    fresh = version == built.version and not settings.DEBUG
+    response["Cache-Control"] = IMMUTABLE if fresh else "max-age=60, public"
     return response
+
+
+def js_catalogue_file(request: HttpRequest, language: str, version: str) -> HttpResponse:
+    """The client's strings in ``language`` (Django's JavaScript catalogue), built
+    once per process."""
+    if language not in dict(settings.LANGUAGES):
+        raise Http404("No such language.")
+    return _built_file(request, js_catalogue(language), version, "text/javascript; charset=utf-8")
+
+
+def css_bundle_file(request: HttpRequest, names: str, version: str) -> HttpResponse:
+    """The stylesheets ``frontend/css/<name>.css`` of ``names`` (``~`` between
+    them), joined in that order: a page's, as base.html links them."""
+    listed = tuple(names.split("~"))
+    if len(listed) > 30 or len(set(listed)) != len(listed):
+        raise Http404("No such stylesheets.")
+    try:
+        built = css_bundle(listed)
+    except ValueError:
+        raise Http404("No such stylesheets.") from None
+    return _built_file(request, built, version, "text/css; charset=utf-8")
 
 
 def _to_login(request: HttpRequest) -> HttpResponse:

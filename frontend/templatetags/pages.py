@@ -3,7 +3,11 @@
 ``{% module "frontend/js/play.js" %}``: the page's module script, after a
 ``<link rel="modulepreload">`` for each module it imports, directly or not, that
 no earlier ``{% module %}`` of the page linked (base.html's header.js comes first).
-``{% js_catalogue %}``: the client's strings in the page's language, a cached file.
+``{% stylesheet "base" %}`` adds ``frontend/css/base.css`` to the page's list,
+and ``{% stylesheets %}`` (at the end of the <head>, after every block that adds
+one) links the list, in its order, as one cached file.
+``{% js_catalogue_url %}``: the client's strings in the page's language, a cached
+file ("" when the language has none: English, the fallbacks of i18n.js).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from frontend.loading import js_catalogue, module_graph, page_language
+from frontend.loading import css_bundle, js_catalogue, module_graph, page_language
 
 register = template.Library()
 
@@ -32,8 +36,29 @@ def module(context: template.Context, path: str) -> SafeString:
     return format_html('{}<script type="module" src="{}"></script>', links, static(entry))
 
 
+@register.simple_tag(takes_context=True)
+def stylesheet(context: template.Context, name: str) -> str:
+    names: list[str] = context.render_context.setdefault("stylesheets", [])
+    if name not in names:
+        names.append(name)
+    return ""
+
+
+@register.simple_tag(takes_context=True)
+def stylesheets(context: template.Context) -> SafeString:
+    names = tuple(context.render_context.get("stylesheets", []))
+    if not names:
+        return SafeString("")
+    version = css_bundle(names).version
+    path = reverse("frontend:css-bundle", kwargs={"names": "~".join(names), "version": version})
+    return format_html('<link rel="stylesheet" href="{}">', path)
+
+
 @register.simple_tag
 def js_catalogue_url() -> str:
     language = page_language()
-    version = js_catalogue(language).version
-    return reverse("frontend:js-catalogue", kwargs={"language": language, "version": version})
+    catalogue = js_catalogue(language)
+    if catalogue.empty:
+        return ""
+    kwargs = {"language": language, "version": catalogue.version}
+    return reverse("frontend:js-catalogue", kwargs=kwargs)
