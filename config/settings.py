@@ -63,17 +63,15 @@ def env_list(name: str, default: str) -> list[str]:
 
 DEBUG = env_flag("DEBUG")
 SECRET_KEY = env.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("Set SECRET_KEY (or DEBUG=1 for a development run).")
-    SECRET_KEY = "development-only-key-never-use-in-production"
 # The daily deals' keys come from this secret alone (PRODUCT.md, "Fair daily
 # deals"), not from SECRET_KEY: rotating or leaking one does not touch the other.
 DAILY_DEAL_SECRET = env.get("DAILY_DEAL_SECRET", "")
-if not DAILY_DEAL_SECRET:
-    if not DEBUG:
-        raise ImproperlyConfigured("Set DAILY_DEAL_SECRET (or DEBUG=1 for a development run).")
-    DAILY_DEAL_SECRET = "development-only-daily-secret-never-use-in-production"
+_missing = [name for name in ("SECRET_KEY", "DAILY_DEAL_SECRET") if not env.get(name)]
+if _missing and not DEBUG:
+    # One line of advice (manage.py prints it alone, without a traceback).
+    raise ImproperlyConfigured(f"Set {' and '.join(_missing)}, or DEBUG=1 for a local run.")
+SECRET_KEY = SECRET_KEY or "development-only-key-never-use-in-production"
+DAILY_DEAL_SECRET = DAILY_DEAL_SECRET or "development-only-daily-secret-never-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # The Django admin's path. Not a secret (the repository is public): off /admin/,
