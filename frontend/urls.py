@@ -21,8 +21,4 @@ urlpatterns = [
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
-    # A page's stylesheets as one file; the client's strings, a file per language
-    # and version: built in-process, cached for good (issue 24, frontend/loading.py).
-    path("css/<str:names>.<str:version>.css", views.css_bundle_file, name="css-bundle"),
-    path("jsi18n/<str:language>/<str:version>.js", views.js_catalogue_file, name="js-catalogue"),
 ]

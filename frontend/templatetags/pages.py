@@ -50,7 +50,7 @@ def stylesheets(context: template.Context) -> SafeString:
     if not names:
         return SafeString("")
     version = css_bundle(names).version
-    path = reverse("frontend:css-bundle", kwargs={"names": "~".join(names), "version": version})
+    path = reverse("css-bundle", kwargs={"names": "~".join(names), "version": version})
     return format_html('<link rel="stylesheet" href="{}">', path)
 
 
@@ -61,4 +61,4 @@ def js_catalogue_url() -> str:
     if catalogue.empty:
         return ""
     kwargs = {"language": language, "version": catalogue.version}
-    return reverse("frontend:js-catalogue", kwargs=kwargs)
+    return reverse("js-catalogue", kwargs=kwargs)
