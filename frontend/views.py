@@ -24,7 +24,14 @@ from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from leaderboard.selectors import player_get
 
 from .catalogue import games_catalogue
-from .loading import Catalogue, api_prefill, css_bundle, js_catalogue
+from .loading import (
+    STYLESHEET,
+    Catalogue,
+    api_prefill,
+    css_bundle,
+    js_catalogue,
+    module_bundle,
+)
 
 IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
@@ -63,6 +70,21 @@ def js_catalogue_file(request: HttpRequest, language: str, version: str) -> Http
     if language not in dict(settings.LANGUAGES):
         raise Http404("No such language.")
     return _built_file(request, js_catalogue(language), version, "text/javascript; charset=utf-8")
+
+
+def js_bundle_file(request: HttpRequest, names: str, version: str) -> HttpResponse:
+    """The ES modules ``frontend/js/<name>.js`` of ``names`` (``~`` between them)
+    and all they import, joined into one module (frontend/loading.py)."""
+    listed = tuple(f"frontend/js/{name}.js" for name in names.split("~"))
+    if len(listed) > 10 or not all(STYLESHEET.fullmatch(name) for name in names.split("~")):
+        raise Http404("No such modules.")
+    try:
+        built = module_bundle(listed)
+    except ValueError:
+        built = None
+    if built is None:
+        raise Http404("No such modules.")
+    return _built_file(request, built, version, "text/javascript; charset=utf-8")
 
 
 def css_bundle_file(request: HttpRequest, names: str, version: str) -> HttpResponse:

@@ -46,13 +46,14 @@ def test_the_lobby_runs_from_hashed_immutable_files_in_each_language(new_page, l
         assert HASHED.search(response.url), response.url
         assert response.status == 200, response.url
         assert "immutable" in response.headers.get("cache-control", ""), response.url
-    built = [r for r in responses if re.search(r"/(css|jsi18n)/", r.url)]
+    built = [r for r in responses if re.search(r"/(css|js|jsi18n)/", r.url)]
     assert len([r for r in built if "/css/" in r.url]) == 1
+    assert len([r for r in built if re.search(r"/js/header~lobby\.", r.url)]) == 1
     assert len([r for r in built if "/jsi18n/" in r.url]) == (0 if language == "en" else 1)
     for response in built:
         assert response.status == 200 and "immutable" in response.headers["cache-control"]
-    # Every module came from a modulepreload or the page's script: none was found
-    # late through another's import (each URL fetched once, none a 404).
+    # The modules came joined in one file: none was found late through another's
+    # import (each URL fetched once, none a 404).
     urls = [r.url for r in responses]
     assert len(urls) == len(set(urls)), urls
     assert not errors, errors
@@ -93,9 +94,7 @@ def test_a_throttled_sign_up_says_how_long_to_wait(new_page):
     page.goto("/signup/")
     said = page.evaluate(
         """async () => {
-            const src = [...document.querySelectorAll('link[rel=modulepreload]')]
-                .map((l) => l.href).find((h) => /reasons\\.[0-9a-f]{12}\\.js$/.test(h));
-            const { describeRefusal } = await import(src);
+            const { describeRefusal } = await import("/static/frontend/js/reasons.js");
             const error = (wait) => ({ code: "throttled", message: "x",
                                        params: { wait, scope: "register" } });
             return [describeRefusal(error(2520), ""), describeRefusal(error(30), ""),

@@ -168,22 +168,76 @@ PAGES = [
 ]
 
 
-@pytest.mark.django_db
-def test_every_module_a_page_imports_is_modulepreloaded(player):
+def page_paths(player: Client) -> list[tuple[Client, str]]:
     game = start(player, random="EH1-N")
-    pages = [*PAGES, f"/play/{game['id']}/", f"/watch/{game['id']}/", f"/replay/{game['id']}/"]
-    pages.append(f"/players/{player.username}/")
-    for path in pages:
-        signed_out = path in ("/login/", "/signup/")  # these redirect a player
-        response = Client().get(path) if signed_out else player.get(path)
-        parsed = head(response)
+    paths = [*PAGES, f"/play/{game['id']}/", f"/watch/{game['id']}/", f"/replay/{game['id']}/"]
+    paths.append(f"/players/{player.username}/")
+    # Signed in, these two send you to the lobby.
+    return [(Client() if p in ("/login/", "/signup/") else player, p) for p in paths]
+
+
+@pytest.mark.django_db
+def test_a_pages_modules_come_as_one_file_with_every_module_it_imports(player):
+    """Outside debug: one module script (and the game pages' early socket), which
+    holds every module the page's entries import, each once, and imports nothing:
+    no chain of requests, one round trip."""
+    for client, path in page_paths(player):
+        parsed = head(client.get(path))
+        assert not parsed.preloads, path
+        joined = [src for src in parsed.modules if src.startswith("/js/")]
+        others = [src for src in parsed.modules if not src.startswith("/js/")]
+        assert len(joined) == 1, (path, parsed.modules)
+        assert all(src.startswith("/static/frontend/js/early.") for src in others), others
+        found = re.fullmatch(r"/js/([a-z0-9~-]+)\.([0-9a-f]{12})\.js", joined[0])
+        assert found, joined
+        entries = {f"frontend/js/{name}.js" for name in found[1].split("~")}
+        assert "frontend/js/header.js" in entries and len(entries) <= 2, path
+        response = client.get(joined[0], HTTP_ACCEPT_ENCODING="gzip")
+        assert response.status_code == 200 and "immutable" in response["Cache-Control"]
+        assert response["Content-Type"].startswith("text/javascript")
+        text = gzip.decompress(response.content).decode()
+        wanted = entries | set().union(*(imports_of(entry) for entry in entries))
+        held = re.findall(r"^// --- (\S+)$", text, re.MULTILINE)
+        assert sorted(held) == sorted(wanted), path  # each module once, none missing
+        assert not IMPORT.findall(text) and not re.search(r"^\s*export\b", text, re.M), path
+        # Each module after everything it imports (the browser's evaluation order).
+        for module in held:
+            for imported in imports_of(module):
+                assert held.index(imported) < held.index(module), (module, imported)
+
+
+@pytest.mark.django_db
+def test_in_debug_every_module_a_page_imports_is_modulepreloaded(player, settings):
+    """A debug run (``make run``) serves each module as its own file, as written;
+    every module an entry imports is then linked with a modulepreload."""
+    settings.DEBUG = True
+    for client, path in page_paths(player):
+        parsed = head(client.get(path))
         entries = {src.removeprefix("/static/") for src in parsed.modules}
+        entries.discard("frontend/js/early.js")
         preloaded = {href.removeprefix("/static/") for href in parsed.preloads}
         assert "frontend/js/header.js" in entries, path
         wanted = set().union(*(imports_of(entry) for entry in entries)) - entries
         assert wanted, path
         assert wanted <= preloaded, (path, wanted - preloaded)
         assert len(parsed.preloads) == len(preloaded), f"{path}: a module preloaded twice"
+
+
+@pytest.mark.django_db
+def test_a_module_the_join_does_not_know_leaves_its_page_on_modulepreloads(player, tmp_path):
+    """``export default`` (or any form the rewrite does not know) is not guessed at:
+    the page links its modules one by one, preloaded, as in a debug run."""
+    from frontend import loading
+
+    odd = tmp_path / "frontend" / "js"
+    odd.mkdir(parents=True)
+    (odd / "odd.js").write_text('import { fmt } from "./i18n.js";\nexport default fmt;\n')
+    with pytest.raises(loading.Unbundled):
+        loading._rewrite("frontend/js/odd.js", (odd / "odd.js").read_text())
+    (odd / "cycle.js").write_text('import { a } from "./cycle.js";\nexport const b = 1;\n')
+    with override_settings(STATICFILES_DIRS=[tmp_path]):
+        assert loading._module_bundle(("frontend/js/cycle.js",)) is None
+        assert loading._module_bundle(("frontend/js/odd.js",)) is None
 
 
 # --- hashed static names, immutable ----------------------------------------------------
@@ -207,7 +261,7 @@ def test_after_collectstatic_pages_name_hashed_files_served_immutable(collected,
         parsed = head(client.get(f"/play/{game['id']}/"))
         names = parsed.modules + parsed.preloads + parsed.styles + parsed.scripts
         static = [n for n in names if n.startswith("/static/")]
-        assert len(static) > 15
+        assert len(static) >= 2  # appearance.js, early.js; the rest is joined (below)
         for name in static:
             assert re.search(r"\.[0-9a-f]{12}\.(js|css)$", name), name
             response = client.get(name, HTTP_ACCEPT_ENCODING="gzip")
