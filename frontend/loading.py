@@ -285,7 +285,13 @@ def _api_answer(request: HttpRequest, path: str) -> bytes | None:
     sub.method = "GET"
     sub.path = sub.path_info = path
     sub.GET = QueryDict()
-    sub.META = {**request.META, "REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": ""}
+    sub.META = {
+        **request.META,
+        "REQUEST_METHOD": "GET",
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "HTTP_ACCEPT": "application/json",  # as api.js asks (the page's Accept is HTML's)
+    }
     sub.resolver_match = match
     response = match.func(sub, *match.args, **match.kwargs)
     if response.status_code != 200 or not hasattr(response, "data"):
