@@ -92,11 +92,14 @@ def visit(browser: Any, base: str, cookies: list[dict[str, Any]], path: str, rea
 
     cdp.on("Network.requestWillBeSent", sent)
     cdp.on("Network.loadingFinished", finished)
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
     page.goto(path, wait_until="commit", timeout=60_000)
     ms = page.wait_for_function(ready, timeout=60_000, polling=20).json_value()
     page.wait_for_timeout(300)  # late events of what finished just before
     urls = [url for url in seen.values() if not url.startswith("data:")]
     result = {"ms": ms, "requests": len(urls), "bytes": int(sum(sizes.values())), "urls": urls}
+    result["sockets"] = len(sockets)
     context.close()
     return result
 
@@ -156,6 +159,7 @@ def run(port: int, args: argparse.Namespace) -> None:
                 f"  {name:5} median {median / 1000:.2f} s (min {times[0] / 1000:.2f}, "
                 f"max {times[-1] / 1000:.2f}) {verdict} goal {GOAL_MS / 1000:.1f} s; "
                 f"{typical['requests']} requests, {typical['bytes'] / 1000:.1f} kB"
+                + (f", {typical['sockets']} socket(s)" if typical["sockets"] else "")
             )
             if args.list:
                 for url in typical["urls"]:

@@ -67,9 +67,15 @@ def test_the_play_page_draws_from_the_embedded_game_and_opens_its_socket(new_pag
     page.on("request", lambda r: requested.append(r.url))
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
     page.goto(f"/play/{game['id']}/")
     page.wait_for_selector("#board [data-card]")
     page.wait_for_selector("#connection[data-state=open]")
+    # One socket: early.js's, adopted by the feed (or, had the page's modules run
+    # first, the feed's own, and early.js then opens none).
+    assert [re.sub(r"^wss?://[^/]+", "", url) for url in sockets] == [f"/ws/games/{game['id']}/"]
+    assert page.evaluate("window.earlySocket") is False
     assert page.inner_text("#moves") == "0"
     paths = [re.sub(r"^https?://[^/]+", "", url) for url in requested]
     # The player and the game came with the page: no round trip of their own.

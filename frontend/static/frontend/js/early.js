@@ -3,9 +3,10 @@
 // socket's handshake overlaps their loading instead of following it. socket.js
 // adopts it, with the events it has seen so far, when it first connects to that URL.
 // The path: <meta name="early-socket" content="/ws/games/<id>/"> (play.html, watch.html).
+// Arriving after socket.js has connected (window.earlySocket === false), it does nothing.
 
 const meta = document.querySelector('meta[name="early-socket"]');
-if (meta && typeof WebSocket === "function") {
+if (meta && typeof WebSocket === "function" && window.earlySocket === undefined) {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const url = `${scheme}//${location.host}${meta.content}`;
   const ws = new WebSocket(url);

@@ -114,11 +114,15 @@ export class Socket {
   }
 }
 
-/** The socket early.js opened to ``url`` at the page's start, taken once (null: none). */
+/** The socket early.js opened to ``url`` at the page's start, taken once (null: none).
+ *  From then on early.js, should it run late, opens none (false). */
 function adoptEarly(url) {
   const early = window.earlySocket;
-  if (!early || early.url !== url) return null;
-  delete window.earlySocket;
+  window.earlySocket = false;
+  if (!early || early.url !== url) {
+    if (early) early.ws.close(); // another path's: not ours to keep
+    return null;
+  }
   return early;
 }
 
