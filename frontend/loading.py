@@ -3,9 +3,9 @@ after its HTML, not in a chain of them.
 
 - ``module_graph``: every ES module a page's entry module imports, directly or
   not, read from the modules' own static ``import … from "./x.js"`` lines once
-  per process; base.html and the pages link each with ``<link rel="modulepreload">``
-  (templatetags/pages.py), so the browser fetches the whole graph at once
-  instead of discovering it level by level.
+  per process; in debug runs (and where the modules cannot be joined, below) the
+  pages link each with ``<link rel="modulepreload">`` (templatetags/pages.py), so
+  the browser fetches the whole graph at once instead of level by level.
 - ``module_bundle``: over HTTP/1.1 a browser fetches six files at a time, each
   a round trip, so twenty modules cost four of them even when all are known at
   once. Outside debug a page's modules come as one ES module instead: each
