@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log bench-tap messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log bench-tap bench-load messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,11 @@ bench-log: $(VENV)/.installed
 ## (drops on listed piles, taps), on a daphne of its own
 bench-tap: $(VENV)/.installed
 	$(PY) bench/tap_latency.py
+
+## bench-load: the lobby's and the play page's time-to-interactive in headless Chromium on
+## Fast 3G at 390×844, cold, with requests and bytes (README, "The load path")
+bench-load: $(VENV)/.installed
+	$(PY) bench/load.py
 
 ## messages: refresh the translation catalogs (locale/) from the code, then compile them
 LANGS := -l id -l bg -l tr

@@ -164,7 +164,16 @@ def rate_limit(scope: str, ident: object) -> None:
         return
     if count > limit:
         wait = max(1, int((window + 1) * duration - now) + 1)
-        raise Throttled(wait=wait)
+        raise RateLimited(scope, wait)
+
+
+class RateLimited(Throttled):
+    """Over the ``scope`` rate: try again in ``wait`` seconds (the error says how
+    long in words, ``Retry-After`` in seconds; config/errors.py)."""
+
+    def __init__(self, scope: str, wait: int) -> None:
+        super().__init__(wait=wait)
+        self.scope = scope
 
 
 class RateThrottle(BaseThrottle):

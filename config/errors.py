@@ -50,6 +50,26 @@ GAME_ERROR_STATUS: dict[type, int] = {
 """The HTTP status of each kind of refusal the game services raise (games/errors.py)."""
 
 
+THROTTLED = {
+    "register": "Too many sign-ups from your address",
+    "login": "Too many sign-in attempts from your address",
+    "games": "Too many new games",
+    "actions": "Too many moves",
+}
+"""What a 429 of each rate-limit scope (config.api.rate_limit) was counting."""
+
+
+def how_long(seconds: int) -> str:
+    """42 → "42 seconds"; 2520 → "42 minutes" (rounded up); 7200 → "2 hours"."""
+    if seconds < 60:
+        return f"{seconds} second{'s' * (seconds != 1)}"
+    minutes = -(-seconds // 60)
+    if minutes < 120:
+        return f"{minutes} minute{'s' * (minutes != 1)}"
+    hours = -(-minutes // 60)
+    return f"{hours} hours"
+
+
 def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
@@ -117,9 +137,13 @@ def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]
     elif isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
         code, message = "not_authenticated", "Sign in first."
     elif isinstance(exc, exceptions.Throttled):
-        code = "throttled"
-        message = f"Too many requests; try again in {exc.wait or 1:.0f} s."
-        headers["Retry-After"] = str(int(exc.wait or 1))
+        wait = max(1, int(exc.wait or 1))
+        scope = getattr(exc, "scope", "")
+        headers["Retry-After"] = str(wait)
+        what = THROTTLED.get(scope, "Too many requests")
+        message = f"{what}: try again in {how_long(wait)}."
+        # The client says it in the player's language from these (reasons.js).
+        return 429, error_body("throttled", message, params={"wait": wait, "scope": scope}), headers
     else:
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else "error"

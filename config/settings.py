@@ -7,6 +7,7 @@
 | ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the daily deals | a debug-only key |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
 | ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
+| ``STATIC_ROOT`` | where ``collectstatic`` writes the static files, hashed | ``staticfiles/`` |
 | ``ALLOWED_HOSTS`` | comma-separated | ``localhost,127.0.0.1,[::1]`` |
 | ``CSRF_TRUSTED_ORIGINS`` | comma-separated origins behind a proxy | none |
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
@@ -64,17 +65,15 @@ def env_list(name: str, default: str) -> list[str]:
 
 DEBUG = env_flag("DEBUG")
 SECRET_KEY = env.get("SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("Set SECRET_KEY (or DEBUG=1 for a development run).")
-    SECRET_KEY = "development-only-key-never-use-in-production"
 # The daily deals' keys come from this secret alone (PRODUCT.md, "Fair daily
 # deals"), not from SECRET_KEY: rotating or leaking one does not touch the other.
 DAILY_DEAL_SECRET = env.get("DAILY_DEAL_SECRET", "")
-if not DAILY_DEAL_SECRET:
-    if not DEBUG:
-        raise ImproperlyConfigured("Set DAILY_DEAL_SECRET (or DEBUG=1 for a development run).")
-    DAILY_DEAL_SECRET = "development-only-daily-secret-never-use-in-production"
+_missing = [name for name in ("SECRET_KEY", "DAILY_DEAL_SECRET") if not env.get(name)]
+if _missing and not DEBUG:
+    # One line of advice (manage.py prints it alone, without a traceback).
+    raise ImproperlyConfigured(f"Set {' and '.join(_missing)}, or DEBUG=1 for a local run.")
+SECRET_KEY = SECRET_KEY or "development-only-key-never-use-in-production"
+DAILY_DEAL_SECRET = DAILY_DEAL_SECRET or "development-only-daily-secret-never-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # The Django admin's path. Not a secret (the repository is public): off /admin/,
@@ -341,13 +340,15 @@ TIME_ZONE = "UTC"  # daily deals follow the UTC day
 USE_I18N = True
 USE_TZ = True
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(env.get("STATIC_ROOT") or BASE_DIR / "staticfiles")
 # WhiteNoise (config.middleware.StaticFilesMiddleware) serves /static/: from
-# STATIC_ROOT after collectstatic, else from the apps' static folders.
+# STATIC_ROOT after collectstatic, else from the apps' static folders. After
+# collectstatic the pages name the files by hashed names (config/storage.py),
+# which WhiteNoise serves as immutable, cached for good (issue 24).
 WHITENOISE_USE_FINDERS = True
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "config.storage.StaticStorage"},
 }
 
 MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413

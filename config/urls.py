@@ -10,6 +10,7 @@ from config.api import login_throttled
 from config.csp import csp_report
 from config.exporter import metrics_view
 from config.health import healthz, livez, readyz
+from frontend.views import css_bundle_file, js_bundle_file, js_catalogue_file
 from games.api import (
     ActionsView,
     DailyDayView,
@@ -67,6 +68,11 @@ urlpatterns = [
     path(settings.ADMIN_PATH, admin.site.urls),
     # The client's strings in the player's language, and switching it (issue 6).
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
+    # A page's stylesheets and its modules as one file each, and the client's strings as a file per
+    # language: built in-process, cached for good (issue 24, frontend/loading.py).
+    path("css/<str:names>.<str:version>.css", css_bundle_file, name="css-bundle"),
+    path("js/<str:names>.<str:version>.js", js_bundle_file, name="js-bundle"),
+    path("jsi18n/<str:language>/<str:version>.js", js_catalogue_file, name="js-catalogue"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("frontend.urls")),
 ]

@@ -1,12 +1,15 @@
 """Page shells. Each view renders a template and nothing more: the data comes
 from the JSON API and the websockets, fetched by the page's ES module, so the
-client holds no rule (STYLE.md, front end)."""
+client holds no rule (STYLE.md, front end). A page embeds the API's first
+answers its modules ask for (``prefill``: frontend/loading.py), so they need no
+round trip of their own."""
 
 from __future__ import annotations
 
 import datetime as dt
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -22,18 +25,83 @@ from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from leaderboard.selectors import player_get
 
 from .catalogue import games_catalogue
+from .loading import (
+    STYLESHEET,
+    Catalogue,
+    api_prefill,
+    css_bundle,
+    js_catalogue,
+    module_bundle,
+)
+
+IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
 
-def _page(request: HttpRequest, template: str, page: str, **context: object) -> HttpResponse:
-    # ``account``: the account signed in; a guest (issue 24) plays, but has none.
+def _page(
+    request: HttpRequest, template: str, page: str, prefill: tuple[str, ...] = (), **context: object
+) -> HttpResponse:
+    """The page, with the API's answers to ``GET`` of each of ``prefill`` (and of
+    ``/api/auth/me/``, which every page's settings read) for this request.
+    ``account``: the account signed in; a guest (issue 24) plays, but has none."""
     context = {
         "page": page,
         "games": games_catalogue(),
         "account": account_of(request.user),
         "guest": guest_of(request.user),
+        "api_prefill": api_prefill(request, ["/api/auth/me/", *prefill]),
         **context,
     }
     return render(request, f"frontend/{template}", context)
+
+
+def _built_file(request: HttpRequest, built: Catalogue, version: str, kind: str) -> HttpResponse:
+    """A file built in-process, gzipped if the browser takes it. Under its current
+    version cached for good (a new release's file has another); an old version's
+    URL (a page from before a release) gets today's, briefly cached."""
+    zipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    response = HttpResponse(built.gzipped if zipped else built.body, content_type=kind)
+    if zipped:
+        response["Content-Encoding"] = "gzip"
+    response["Vary"] = "Accept-Encoding"
+    fresh = version == built.version and not settings.DEBUG
+    response["Cache-Control"] = IMMUTABLE if fresh else "max-age=60, public"
+    return response
+
+
+def js_catalogue_file(request: HttpRequest, language: str, version: str) -> HttpResponse:
+    """The client's strings in ``language`` (Django's JavaScript catalogue), built
+    once per process."""
+    if language not in dict(settings.LANGUAGES):
+        raise Http404("No such language.")
+    return _built_file(request, js_catalogue(language), version, "text/javascript; charset=utf-8")
+
+
+def js_bundle_file(request: HttpRequest, names: str, version: str) -> HttpResponse:
+    """The ES modules ``frontend/js/<name>.js`` of ``names`` (``~`` between them)
+    and all they import, joined into one module (frontend/loading.py)."""
+    listed = tuple(f"frontend/js/{name}.js" for name in names.split("~"))
+    if len(listed) > 10 or not all(STYLESHEET.fullmatch(name) for name in names.split("~")):
+        raise Http404("No such modules.")
+    try:
+        built = module_bundle(listed)
+    except ValueError:
+        built = None
+    if built is None:
+        raise Http404("No such modules.")
+    return _built_file(request, built, version, "text/javascript; charset=utf-8")
+
+
+def css_bundle_file(request: HttpRequest, names: str, version: str) -> HttpResponse:
+    """The stylesheets ``frontend/css/<name>.css`` of ``names`` (``~`` between
+    them), joined in that order: a page's, as base.html links them."""
+    listed = tuple(names.split("~"))
+    if len(listed) > 30 or len(set(listed)) != len(listed):
+        raise Http404("No such stylesheets.")
+    try:
+        built = css_bundle(listed)
+    except ValueError:
+        raise Http404("No such stylesheets.") from None
+    return _built_file(request, built, version, "text/css; charset=utf-8")
 
 
 def _to_login(request: HttpRequest) -> HttpResponse:
@@ -58,6 +126,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
         request,
         "lobby.html",
         "lobby",
+        prefill=("/api/daily/",),
         variants=ALL_VARIANTS,
         today=today.isoformat(),
         yesterday=(today - dt.timedelta(days=1)).isoformat(),
@@ -83,7 +152,14 @@ def login(request: HttpRequest) -> HttpResponse:
 def play(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if not request.user.is_authenticated:  # an account or a guest (issue 24)
         return _to_login(request)
-    return _page(request, "play.html", "play", attempt_id=attempt_id, variants=ALL_VARIANTS)
+    return _page(
+        request,
+        "play.html",
+        "play",
+        prefill=(f"/api/games/{attempt_id}/",),
+        attempt_id=attempt_id,
+        variants=ALL_VARIANTS,
+    )
 
 
 @ensure_csrf_cookie

@@ -393,13 +393,17 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
 
 
 LIVE_LIMIT = 50
-LIVE_WINDOW = dt.timedelta(minutes=30)
+LIVE_WINDOW = dt.timedelta(minutes=10)
+"""Being played now: started or moved (the attempt's last write) this recently."""
 
 
 def live_games(*, viewer: User) -> list[dict[str, Any]]:
-    """Games in progress, moved in the last half hour, that ``viewer`` may watch:
-    not those on a daily deal still running — ranked or practice, or dealing the
-    same cards — unless the viewer won it (PRODUCT.md, anti-cheat)."""
+    """Games being played now that ``viewer`` may watch: playing, started or moved
+    in the last ``LIVE_WINDOW`` (a game left longer is not live, though it stays
+    open to its player), and not a ranked daily whose day has ended (it can no
+    longer be played: the stale-attempt job closes it as abandoned, within the
+    hour). Not those on a daily deal still running — ranked or practice, or dealing
+    the same cards — unless the viewer won it (PRODUCT.md, anti-cheat)."""
     won = set(
         Attempt.objects.filter(
             player_id=viewer.pk,
@@ -419,6 +423,7 @@ def live_games(*, viewer: User) -> list[dict[str, Any]]:
         )
         .exclude(player_id=viewer.pk)
         .exclude(player__is_guest=True)  # guests are on no list (issue 24)
+        .exclude(ranked=True, daily__date__lt=utc_today())  # abandoned: its day is over
         .select_related("player", "deal", "daily")
         .order_by("-updated_at")
     )

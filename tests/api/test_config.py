@@ -221,3 +221,24 @@ async def test_an_api_request_crosses_to_a_thread_once_not_once_per_middleware_h
     hops.count = 0
     assert await http_get(djangos, "/api/daily/") == 200
     assert hops.count >= 15, hops.count
+
+
+def test_manage_py_without_its_secrets_says_what_to_set_in_one_line():
+    """Issue 24: not a 40-line traceback, one line of advice, and a failing exit."""
+    secrets = ("SECRET_KEY", "DAILY_DEAL_SECRET", "DEBUG", "DJANGO_SETTINGS_MODULE")
+    clean = {k: v for k, v in os.environ.items() if k not in secrets}
+    for env, advice in (
+        ({}, "Set SECRET_KEY and DAILY_DEAL_SECRET, or DEBUG=1 for a local run."),
+        ({"SECRET_KEY": "x"}, "Set DAILY_DEAL_SECRET, or DEBUG=1 for a local run."),
+    ):
+        out = subprocess.run(
+            [sys.executable, "manage.py", "check"],
+            cwd=ROOT,
+            env={**clean, **env},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert out.returncode == 1
+        assert out.stderr.strip().splitlines() == [f"manage.py: {advice}"], out.stderr
+        assert "Traceback" not in out.stderr and not out.stdout

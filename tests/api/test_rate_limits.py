@@ -98,3 +98,38 @@ def test_an_unreachable_cache_counts_nothing_and_refuses_nothing(settings, caplo
     assert unavailable(raised.value)
     status, body, headers = describe_error(raised.value)
     assert (status, body["error"]["code"]) == (503, "unavailable") and "Retry-After" in headers
+
+
+@pytest.mark.django_db
+def test_the_sign_up_limit_says_how_long_to_wait(anon, rates):
+    """Issue 24: not "wait a moment" for up to an hour: the wait, in words, and in
+    ``params`` for the client to say in the player's language."""
+    rates(register="2/hour")
+    for n in range(2):
+        body = {"username": f"newcomer{n}", "password": "correct horse battery"}
+        assert anon.send("/api/auth/register/", body).status_code == 201
+        anon.send("/api/auth/logout/")
+    response = anon.send(
+        "/api/auth/register/", {"username": "newcomer9", "password": "correct horse battery"}
+    )
+    error = assert_error(response, 429, "throttled")
+    wait = int(response["Retry-After"])
+    assert 1 <= wait <= 3601
+    assert error["params"] == {"wait": wait, "scope": "register"}
+    minutes = -(-wait // 60)
+    unit = "minute" if minutes == 1 else "minutes"
+    expected = f"Too many sign-ups from your address: try again in {minutes} {unit}."
+    if wait < 60:
+        expected = f"Too many sign-ups from your address: try again in {wait} seconds."
+    assert error["message"] == expected
+    assert "moment" not in error["message"]
+
+
+def test_a_wait_is_said_in_seconds_minutes_or_hours():
+    from config.errors import how_long
+
+    assert how_long(1) == "1 second"
+    assert how_long(42) == "42 seconds"
+    assert how_long(60) == "1 minute"
+    assert how_long(2501) == "42 minutes"
+    assert how_long(7200) == "2 hours"

@@ -111,7 +111,8 @@ def private_redis(processes: list[subprocess.Popen[bytes]]) -> str:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The service on a free port: ``config.settings`` (no debug), PostgreSQL, Redis."""
+    """The service on a free port: ``config.settings`` (no debug), PostgreSQL, Redis,
+    the static files collected (hashed names, as in production)."""
     if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql") or not settings.REDIS_URL:
         pytest.skip("needs the real PostgreSQL and Redis (none answered)")
     name = f"patience_browser_{secrets.token_hex(4)}"
@@ -126,6 +127,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             GUEST_RATE="10000/min",
             LOGIN_RATE="10000/min",
             LOG_LEVEL="WARNING",
+            # Static files as the image serves them: collected, hashed, gzipped.
+            STATIC_ROOT=str(tmp_path_factory.mktemp("static")),
+        )
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=300,
         )
         with one_daphne(name, env, log) as port:
             running = Server(f"http://127.0.0.1:{port}", env)

@@ -294,6 +294,14 @@ def http_resign(tally: Tally, table: Table) -> None:
     table.view = http_checked(tally, table, response, "resign")["view"]
 
 
+def prefill_of(page: Any) -> dict[str, Any]:
+    """The API answers a page embeds (``<script type="application/json" id="api-prefill">``)."""
+    found = re.search(
+        r'<script type="application/json" id="api-prefill">(.*?)</script>', page.content.decode()
+    )
+    return json.loads(found[1]) if found else {}
+
+
 def http_look(tally: Tally, table: Table, other: Client, rng: random.Random) -> None:
     """One look at a game in progress: its replay (refused to its owner and to
     others alike), someone else's GET of it (refused), or its play page."""
@@ -314,9 +322,18 @@ def http_look(tally: Tally, table: Table, other: Client, rng: random.Random) -> 
         response = other.get(f"/api/games/{table.id}/")
         assert response.status_code in (403, 404), response.content
         http_checked(tally, table, response, "get (other)")
+        # Their play page embeds nothing of it (the client gets the API's refusal).
+        embedded = prefill_of(other.get(f"/play/{table.id}/"))
+        assert f"/api/games/{table.id}/" not in embedded, f"play page (other) #{table.id}"
+        check_hidden(embedded, table.game, f"play page (other) #{table.id}")
+        tally.http["play page (other)"] += 1
     else:
         page = table.owner.get(f"/play/{table.id}/")
         assert page.status_code == 200
+        # The first answer embedded in the page (issue 24): the owner's view, redacted.
+        embedded = prefill_of(page)[f"/api/games/{table.id}/"]
+        check_view(embedded["view"], table.game, owner_playing=True, where="embedded")
+        check_hidden(embedded, table.game, f"embedded attempt #{table.id}")
         # Percent-escapes (the icon's data URL has "%3C") are not card names.
         html = re.sub(r"%[0-9A-F]{2}", " ", page.content.decode())
         check_hidden(html, table.game, f"play page #{table.id}")

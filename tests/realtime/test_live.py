@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.utils import timezone
+
 from accounts.models import User
 from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import GameCode
@@ -156,13 +158,15 @@ def test_games_on_a_running_daily_deal_wait_until_the_viewer_won_it(make_player)
     assert old_ranked_json["code"] == yesterday.deal.code
     assert old_ranked_json["daily"] == yesterday.date.isoformat()
 
-    always = {other_game["id"], old_practice["id"], old_ranked.pk}
+    # Yesterday's ranked attempt still open is abandoned (its day is over, it can
+    # no longer be played: the stale-attempt job closes it): not live (issue 24).
+    always = {other_game["id"], old_practice["id"]}
     hidden = {carol_daily["id"], same_cards["id"], erin_daily["id"]}
 
     games = live(viewer)  # the viewer has not started today's SH1-C4
     assert set(games) == always
     assert listed(games, other_game) and listed(games, old_practice)
-    assert listed(games, old_ranked_json)
+    assert not listed(games, old_ranked_json)
 
     viewer_daily = start(viewer, daily="SH1-C4")  # started, still playing: still hidden
     assert set(live(viewer)) == always
@@ -195,3 +199,31 @@ def test_anonymous_is_refused(anon, make_player):
     assert response.status_code in (401, 403), response.content
     error = response.json()["error"]
     assert error["code"] and error["message"]
+
+
+def test_only_games_being_played_now_are_live(make_player):
+    """Live lists games being played now (issue 24): a game left for longer than
+    the window, or a ranked daily whose day is over (abandoned), is not listed."""
+    viewer, alice, bob, carol = [make_player() for _ in range(4)]
+    now = start(alice, random="SH1-C4")
+    left = play(bob, start(bob, code=PRACTICE), MOVES)
+    # Bob's last move was 11 minutes ago: he left the game open and went away.
+    Attempt.objects.filter(pk=left["id"]).update(
+        updated_at=timezone.now() - dt.timedelta(minutes=11)
+    )
+    yesterday = daily_deal_prepare(date=utc_today() - dt.timedelta(days=1), variant="SH1-C2")
+    over = _create_attempt(
+        player=User.objects.get(username=carol.username),
+        deal=yesterday.deal,
+        daily=yesterday,
+        ranked=True,
+    )
+    assert Attempt.objects.get(pk=over.pk).status == "playing"  # until the hourly job runs
+    games = live(viewer)
+    assert set(games) == {now["id"]}
+    # Moving again brings a game back.
+    moved = bob.send(
+        f"/api/games/{left['id']}/actions/", {"seq": left["seq"], "action": {"type": "undo"}}
+    )
+    assert moved.status_code == 200, moved.content
+    assert set(live(viewer)) == {now["id"], left["id"]}

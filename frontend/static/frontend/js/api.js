@@ -1,5 +1,8 @@
 // The JSON API: one fetch wrapper. Unsafe requests carry the CSRF token from the
 // csrftoken cookie (GET /api/auth/me/ sets it if the page did not).
+// A page embeds the API's answers to its first GETs (#api-prefill: the server ran
+// the API's own views for this player, frontend/loading.py): the first get() of
+// such a path takes its answer from there, without a round trip; later ones fetch.
 
 import { describeRefusal } from "./reasons.js";
 
@@ -51,6 +54,26 @@ export async function api(path, { method = "GET", body, signal } = {}) {
   return data;
 }
 
-export const get = (path, opts) => api(path, opts);
+const prefill = (() => {
+  const element = document.getElementById("api-prefill");
+  try {
+    return element ? JSON.parse(element.textContent) : {};
+  } catch {
+    return {};
+  }
+})();
+
+/** The embedded answer to GET ``path``, once (null: none, or already taken). */
+export function takePrefill(path) {
+  if (!Object.hasOwn(prefill, path)) return null;
+  const answer = prefill[path];
+  delete prefill[path];
+  return answer;
+}
+
+export const get = (path, opts) => {
+  const answer = takePrefill(path);
+  return answer === null ? api(path, opts) : Promise.resolve(answer);
+};
 export const post = (path, body) => api(path, { method: "POST", body: body ?? {} });
 export const patch = (path, body) => api(path, { method: "PATCH", body });

@@ -93,7 +93,16 @@ const SERVICE = {
   not_found: () => gettext("Not found."),
   no_daily: () => gettext("There are no daily deals for that day."),
   bad_date: () => gettext("That is not a date (YYYY-MM-DD)."),
-  throttled: () => gettext("Too many requests; wait a moment and try again."),
+  // How long: the server's wait (Retry-After), in words; what it counted (its scope).
+  throttled: (p) =>
+    p.wait == null
+      ? gettext("Too many requests; wait a moment and try again.")
+      : {
+          register: gettext("Too many sign-ups from your address: try again in %(wait)s."),
+          login: gettext("Too many sign-in attempts from your address: try again in %(wait)s."),
+          games: gettext("Too many new games: try again in %(wait)s."),
+          actions: gettext("Too many moves: try again in %(wait)s."),
+        }[p.scope] || gettext("Too many requests: try again in %(wait)s."),
   too_large: () => gettext("The request is too large."),
   csrf_failed: () => gettext("Your session has expired: reload the page."),
 };
@@ -130,7 +139,17 @@ function fields(p) {
     spot_suit: p.spot_suit ? suitName(p.spot_suit) : "",
     need: needed(p),
     existing: p.existing ?? "",
+    wait: p.wait != null ? howLong(p.wait) : "",
   };
+}
+
+/** 42 → "42 seconds"; 2520 → "42 minutes" (rounded up); 7200 → "2 hours". */
+function howLong(seconds) {
+  if (seconds < 60) return fmt(ngettext("%(n)s second", "%(n)s seconds", seconds), { n: seconds });
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 120) return fmt(ngettext("%(n)s minute", "%(n)s minutes", minutes), { n: minutes });
+  const hours = Math.ceil(minutes / 60);
+  return fmt(ngettext("%(n)s hour", "%(n)s hours", hours), { n: hours });
 }
 
 /**

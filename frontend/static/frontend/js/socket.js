@@ -34,7 +34,8 @@ export class Socket {
     clearTimeout(this.timer);
     if (this.stopped) return;
     this.status(this.attempt ? "offline" : "connecting");
-    const ws = new WebSocket(this.url);
+    const early = adoptEarly(this.url);
+    const ws = early ? early.ws : new WebSocket(this.url);
     this.ws = ws;
     ws.onopen = () => {
       this.attempt = 0;
@@ -64,6 +65,8 @@ export class Socket {
       }
       this.scheduleReconnect();
     };
+    // What the early socket saw before it was adopted, in its order.
+    for (const event of early?.events || []) ws[`on${event.type}`]?.(event);
   }
 
   scheduleReconnect() {
@@ -109,6 +112,18 @@ export class Socket {
     this.state = state;
     this.onStatus(state);
   }
+}
+
+/** The socket early.js opened to ``url`` at the page's start, taken once (null: none).
+ *  From then on early.js, should it run late, opens none (false). */
+function adoptEarly(url) {
+  const early = window.earlySocket;
+  window.earlySocket = false;
+  if (!early || early.url !== url) {
+    if (early) early.ws.close(); // another path's: not ours to keep
+    return null;
+  }
+  return early;
 }
 
 /** Show a socket's state in a #connection element (data-state + text). */
