@@ -41,7 +41,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from deploy.client import Client
-from deploy.stack import ensure_postgres, free_port, one_daphne, server_env, start_redis, stop
+from deploy.stack import (
+    collect_static,
+    ensure_postgres,
+    free_port,
+    one_daphne,
+    server_env,
+    start_redis,
+    stop,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -60,16 +68,6 @@ READY = {
         " && document.querySelector('#connection[data-state=open]') ? performance.now() : null"
     ),
 }
-
-
-def collect_static(env: dict[str, str]) -> None:
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=300,
-    )
 
 
 def visit(browser: Any, base: str, cookies: list[dict[str, Any]], path: str, ready: str) -> dict:

@@ -33,7 +33,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from deploy.stack import free_port, one_daphne, server_env, start_redis, stop
+from deploy.stack import collect_static, free_port, one_daphne, server_env, start_redis, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -130,13 +130,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             # Static files as the image serves them: collected, hashed, gzipped.
             STATIC_ROOT=str(tmp_path_factory.mktemp("static")),
         )
-        subprocess.run(
-            [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            timeout=300,
-        )
+        collect_static(env)
         with one_daphne(name, env, log) as port:
             running = Server(f"http://127.0.0.1:{port}", env)
             running.python(PREPARE_DAYS)
