@@ -8,10 +8,28 @@ from __future__ import annotations
 import re
 import secrets
 
+import pytest
+
 from .conftest import api, post_actions, screenshot
 from .test_pages import PASSWORD, wait_moves
 
 PHONE = {"width": 390, "height": 844}
+SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_signed_out_the_first_play_is_on_the_first_screen(new_page, width, height):
+    """A visitor sees a deal and its Play without scrolling, at every size (issue
+    24: at 360x640 a SHA-256 paragraph used to fill the first screen)."""
+    page = new_page(width=width, height=height)
+    page.goto("/")
+    page.wait_for_selector("#deals[aria-busy=false]")
+    assert page.evaluate("scrollY") == 0
+    box = page.locator(".deal [data-start]").first.bounding_box()
+    assert box and box["y"] + box["height"] <= height, (width, height, box)
+    assert box["height"] >= 44, box  # a big target
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, f"guest-lobby-{width}x{height}")
 
 
 def test_a_visitor_plays_the_daily_as_a_guest_and_signs_up_from_the_result(new_page, server):
