@@ -84,7 +84,9 @@ class PlayerSerializer(serializers.Serializer):
 
 def _page(request: Request) -> int:
     raw = request.query_params.get("page", "1")
-    if not raw.isdigit() or not 1 <= int(raw) <= 1_000_000:
+    # ASCII digits only: str.isdigit() also takes "²" (which int() refuses: a 500)
+    # and "١" (which int() reads as 1).
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 1_000_000:
         raise ApiError(400, "bad_page", "'page' is a whole number from 1.")
     return int(raw)
 

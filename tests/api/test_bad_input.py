@@ -458,6 +458,9 @@ def test_wrong_methods_are_405_with_the_error_shape(player, game, method, path):
         ("/api/leaderboard/{today}/SH1-C4/?page=1.5", 400),
         ("/api/leaderboard/{today}/SH1-C4/?page=", 400),
         ("/api/leaderboard/{today}/SH1-C4/?page=99999999999999999999", 400),
+        # Digits that are not ASCII ones: str.isdigit() says yes, int() no (issue 25: a 500).
+        ("/api/leaderboard/{today}/SH1-C4/?page=²", 400),
+        ("/api/leaderboard/{today}/SH1-C4/?page=١", 400),
         ("/api/leaderboard/{today}/SH1-C4/?page=2", 404),
         ("/api/leaderboard/{future}/SH1-C4/", 404),
         ("/api/leaderboard/9999-12-31/SH1-C4/", 404),
