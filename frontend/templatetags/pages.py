@@ -28,13 +28,18 @@ from frontend.loading import css_bundle, js_catalogue, module_bundle, module_gra
 register = template.Library()
 
 
+def _name(context: template.Context, kind: str, value: str) -> str:
+    """Add ``value`` once to the page's list of ``kind``, in order; outputs nothing.
+    The render context is shared by a page and the base it extends."""
+    named: list[str] = context.render_context.setdefault(kind, [])
+    if value not in named:
+        named.append(value)
+    return ""
+
+
 @register.simple_tag(takes_context=True)
 def module(context: template.Context, path: str) -> str:
-    # The render context is shared by a page and the base it extends.
-    entries: list[str] = context.render_context.setdefault("modules", [])
-    if path not in entries:
-        entries.append(path)
-    return ""
+    return _name(context, "modules", path)
 
 
 @register.simple_tag(takes_context=True)
@@ -67,10 +72,7 @@ def modules(context: template.Context) -> SafeString:
 
 @register.simple_tag(takes_context=True)
 def stylesheet(context: template.Context, name: str) -> str:
-    names: list[str] = context.render_context.setdefault("stylesheets", [])
-    if name not in names:
-        names.append(name)
-    return ""
+    return _name(context, "stylesheets", name)
 
 
 @register.simple_tag(takes_context=True)
