@@ -289,15 +289,22 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
 
 # --- across accounts: pure functions over two action logs ------------------------------------
 
-Layout = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
+Layout = tuple[object, ...]
 
 
 def _layout(game: Game) -> Layout:
     """Where every card lies and which are face down: a position, whatever the
-    score, move count or undo history that led to it."""
-    return tuple(tuple(c.id for c in game.piles[p]) for p in game.pile_ids), tuple(
-        game.down.values()
+    score, move count or undo history that led to it — and whichever column or
+    foundation spot holds what (a king put in another empty column, an ace on
+    the other spot of its suit, is the same position)."""
+    columns = sorted((tuple(c.id for c in game.piles[p]), game.down[p]) for p in game.columns)
+    foundations = sorted(tuple(c.id for c in game.piles[p]) for p in game.foundations)
+    others = tuple(
+        tuple(c.id for c in game.piles[p])
+        for p in game.pile_ids
+        if p not in game.down and p not in game.foundations
     )
+    return tuple(columns), tuple(foundations), others
 
 
 def _visible(game: Game) -> set[int]:
