@@ -133,7 +133,7 @@ win that uses another account's exploration most."""
 class CrossThresholds:
     """What flags across accounts; the defaults and meanings are in config/settings.py."""
 
-    scout_seen: float = 0.8
+    scout_seen: float = 0.95
     scout_undos: int = 10
     scout_idle_min: int = 30
     scout_shared: float = 0.5
@@ -699,6 +699,7 @@ def attempt_review(*, attempt_id: int) -> Review | None:
         wins = (
             Attempt.objects.select_related("player", "daily", "deal")
             .filter(daily=attempt.daily, ranked=True, won=True)
+            .filter(finished_at__gte=attempt.started_at)  # knowledge flows after the scout starts
             .exclude(player_id=attempt.player_id)
         )
         for win in wins:
