@@ -11,9 +11,12 @@ on commit. Why the clock: ``tests/fairplay.py``."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.test import Client as DjangoClient
 
 from games.models import Attempt, Review
 from tests.fairplay import (
@@ -27,6 +30,7 @@ from tests.fairplay import (
     today_daily,
     with_detours,
 )
+from tests.games.test_fairplay import make_staff
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -113,8 +117,16 @@ def test_a_human_paced_replay_is_flagged_even_when_the_scout_resigns_after_the_w
     assert "scout_line" in codes(won), found.reasons
     assert found.signals["median_gap_ms"] >= 1000 and found.signals["undos"] == 3
     assert "dormant_strong_win" in codes(won)  # a month-old account, first game, near par
-    # The queue puts it first: its score is the highest of the day.
-    assert Review.objects.order_by("-score").first().attempt_id == won
+    # The staff queue lists it first, with the reason and its weight.
+    staff = make_staff()
+    admin = DjangoClient()
+    admin.force_login(staff)
+    page = admin.get(f"/{settings.ADMIN_PATH}games/review/")
+    assert page.status_code == 200
+    rows = re.findall(r'href="[^"]*/games/attempt/(\d+)/change/"', page.content.decode())
+    assert rows[0] == str(won), rows
+    assert "explored before giving up" in page.content.decode()
+    assert found.score > review(scout_id).score > 0
 
 
 def test_an_honest_explorer_who_wins_slowly_is_not_flagged(make_player, clock):
