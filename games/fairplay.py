@@ -48,7 +48,7 @@ person's pace, from elsewhere. One game alone shows nothing, so
   accounts within ``FAIRPLAY_LINK_DAYS`` days: links, named in the reasons;
   a device shared is a reason of its own, an address shared by two is not (a
   household);
-- a dormant account's first ranked win far better than ``par``.
+- a win far better than ``par`` by a dormant account (made days before, few games).
 
 Each reason has a weight (``WEIGHTS``); the review's ``score`` is their sum and
 orders the staff queue. Both orders of events are handled: a scout reviewed
@@ -468,7 +468,7 @@ def cross_reasons(signals: dict[str, Any], thresholds: CrossThresholds) -> list[
     ):
         flag(
             "dormant_strong_win",
-            f"first ranked win of an account made {signals['account_days']} days before with "
+            f"a win by an account made {signals['account_days']} days before with only "
             f"{signals['earlier_games']} earlier games: {moves} moves, par {par} (flagged "
             f"at or under {thresholds.dormant_par:g} x par)",
         )
