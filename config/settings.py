@@ -36,6 +36,16 @@
 | ``FAIRPLAY_SAME_ADDRESS`` | flag this many accounts playing one daily from one address | 3 |
 | ``FAIRPLAY_EH_MAX_PASSES`` | Easy Harp clean win: at most this many turns of the waste | 8 |
 | ``FAIRPLAY_EH_PROGRESS`` | … and at least this share of card moves making progress | 0.75 |
+| ``FAIRPLAY_SCOUT_SEEN`` | scout: a ranked daily not won, this share of hidden cards seen | 0.95 |
+| ``FAIRPLAY_SCOUT_UNDOS`` | … with at least this many undos | 10 |
+| ``FAIRPLAY_SCOUT_IDLE_MIN`` | … resigned, abandoned, or idle this many minutes | 30 |
+| ``FAIRPLAY_SCOUT_SHARED`` | flag a win whose line is this share a scout's positions | 0.5 |
+| ``FAIRPLAY_KNOWN_PAR`` | a win after a scout, not exploring: moves at most this × par | 1.15 |
+| ``FAIRPLAY_KNOWN_UNDOS`` | … and at most this many undos (with a link or a dormant account) | 10 |
+| ``FAIRPLAY_LINK_DAYS`` | accounts sharing a device id or an address within this many days | 7 |
+| ``FAIRPLAY_DORMANT_DAYS`` | dormant: account made at least this many days before the daily | 2 |
+| ``FAIRPLAY_DORMANT_GAMES`` | … with at most this many earlier games | 2 |
+| ``FAIRPLAY_DORMANT_PAR`` | flag its first ranked Easy Harp win at or under this × par | 1.1 |
 """
 
 import os
@@ -118,6 +128,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "games.device.DeviceIdMiddleware",  # the fair-play device id cookie (issue 25)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -331,6 +342,17 @@ FAIRPLAY_MIN_GAP_MS = int(env.get("FAIRPLAY_MIN_GAP_MS", "50"))
 FAIRPLAY_SAME_ADDRESS = int(env.get("FAIRPLAY_SAME_ADDRESS", "3"))
 FAIRPLAY_EH_MAX_PASSES = int(env.get("FAIRPLAY_EH_MAX_PASSES", "8"))
 FAIRPLAY_EH_PROGRESS = float(env.get("FAIRPLAY_EH_PROGRESS", "0.75"))
+# Across accounts (the second-account cheat, issue 25).
+FAIRPLAY_SCOUT_SEEN = float(env.get("FAIRPLAY_SCOUT_SEEN", "0.95"))
+FAIRPLAY_SCOUT_UNDOS = int(env.get("FAIRPLAY_SCOUT_UNDOS", "10"))
+FAIRPLAY_SCOUT_IDLE_MIN = int(env.get("FAIRPLAY_SCOUT_IDLE_MIN", "30"))
+FAIRPLAY_SCOUT_SHARED = float(env.get("FAIRPLAY_SCOUT_SHARED", "0.5"))
+FAIRPLAY_KNOWN_PAR = float(env.get("FAIRPLAY_KNOWN_PAR", "1.15"))
+FAIRPLAY_KNOWN_UNDOS = int(env.get("FAIRPLAY_KNOWN_UNDOS", "10"))
+FAIRPLAY_LINK_DAYS = int(env.get("FAIRPLAY_LINK_DAYS", "7"))
+FAIRPLAY_DORMANT_DAYS = int(env.get("FAIRPLAY_DORMANT_DAYS", "2"))
+FAIRPLAY_DORMANT_GAMES = int(env.get("FAIRPLAY_DORMANT_GAMES", "2"))
+FAIRPLAY_DORMANT_PAR = float(env.get("FAIRPLAY_DORMANT_PAR", "1.1"))
 
 LANGUAGE_CODE = "en"
 # English, and the languages the original rule pages exist in (issue 6).

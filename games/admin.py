@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 
 from config.errors import ApiError
 
-from .fairplay import REASON_MAX, attempt_disqualify, review_clear
+from .fairplay import REASON_MAX, WEIGHTS, attempt_disqualify, review_clear
 from .models import Action, Attempt, DailyDeal, Deal, ProvenDeal, Review, ReviewDecision
 from .selectors import replay_url
 
@@ -125,7 +125,9 @@ def _replay_page(attempt_id: int) -> str | None:
 
 @admin.register(Review)
 class ReviewAdmin(admin.ModelAdmin):
-    """The review queue: flagged results first; the filters "flagged: yes" and
+    """The review queue: highest score first (the sum of the reasons' weights,
+    ``fairplay.WEIGHTS``: a win using another account's exploration before a
+    shared browser), then flagged ones; the filters "flagged: yes" and
     "decision: undecided" leave what awaits staff. Actions: disqualify (asks for
     a reason on a page of its own) and clear. Nothing here is automatic."""
 
@@ -135,6 +137,7 @@ class ReviewAdmin(admin.ModelAdmin):
         "daily",
         "result",
         "flagged",
+        "score",
         "reason_list",
         "decision",
         "decided_by",
@@ -144,7 +147,7 @@ class ReviewAdmin(admin.ModelAdmin):
     list_filter = ("flagged", DecisionFilter, "attempt__daily__variant", "attempt__daily__date")
     list_select_related = ("attempt__player", "attempt__daily", "decided_by")
     search_fields = ("attempt__player__username",)
-    ordering = ("-flagged", "-computed_at")
+    ordering = ("-score", "-flagged", "-computed_at")
     fields = (
         "attempt_link",
         "player",
@@ -152,6 +155,7 @@ class ReviewAdmin(admin.ModelAdmin):
         "result",
         "replay_links",
         "flagged",
+        "score",
         "reason_list",
         "signal_table",
         "computed_at",
@@ -209,7 +213,11 @@ class ReviewAdmin(admin.ModelAdmin):
             return "-"
         return format_html(
             "<ul>{}</ul>",
-            format_html_join("", "<li>{}</li>", ((r["text"],) for r in review.reasons)),
+            format_html_join(
+                "",
+                "<li>{} <small>(weight {})</small></li>",
+                ((r["text"], WEIGHTS.get(r["code"], 1)) for r in review.reasons),
+            ),
         )
 
     @admin.display(description="signals")

@@ -28,6 +28,7 @@ from config.errors import ApiError
 from config.metrics import ActionMeter
 
 from .dailies import utc_today
+from .device import device_id
 from .fairplay import client_address
 from .selectors import (
     attempt_for_viewer,
@@ -262,6 +263,7 @@ class GamesView(APIView):
         attempt, created = attempt_start(
             player=request.user,
             address=client_address(request),
+            device=device_id(request),
             any_deal=fields.pop("any", False),
             **fields,
         )

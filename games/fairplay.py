@@ -29,6 +29,30 @@ The signals (``log_signals``, pure: an action log in, numbers out):
 Then, from the database (``attempt_signals``): the win against ``par``, the
 account's age (created on the daily's own UTC day) and how many accounts played
 the same daily from the client address that started this attempt.
+
+**Across accounts** (issue 25: the second-account cheat). A scout account
+opens the Easy Harp daily, draws every stock card and uncovers the columns
+with undo, then resigns; a main account wins with what it learned, at a
+person's pace, from elsewhere. One game alone shows nothing, so
+``cross_signals`` looks at the other accounts of the day:
+
+- the *scout pattern* (``explore``, pure): a ranked daily not won, resigned or
+  abandoned (closed when its day ends, or idle ``FAIRPLAY_SCOUT_IDLE_MIN``
+  minutes while a win is reviewed), whose player saw most of the hidden cards
+  with many undos;
+- a win after it whose resolved line (what stayed after the undos) runs through
+  the positions the scout visited (``line_shared``, pure), or which needed no
+  exploration (few undos, near ``par``) from an account linked to the scout or
+  dormant;
+- the *device id* cookie (``games/device.py``) and the address shared by two
+  accounts within ``FAIRPLAY_LINK_DAYS`` days: links, named in the reasons;
+  a device shared is a reason of its own, an address shared by two is not (a
+  household);
+- a win far better than ``par`` by a dormant account (made days before, few games).
+
+Each reason has a weight (``WEIGHTS``); the review's ``score`` is their sum and
+orders the staff queue. Both orders of events are handled: a scout reviewed
+after the win reviews the win again.
 """
 
 from __future__ import annotations
@@ -44,15 +68,16 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
 from config.api import RateThrottle
 from config.errors import ApiError
-from games.engine import EngineError, Move, new_game
+from games.engine import EngineError, Game, Move, new_game
 
 from . import signals
-from .models import Attempt, Review, ReviewDecision
+from .models import Action, Attempt, Review, ReviewDecision
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +107,56 @@ class Thresholds:
             same_address=settings.FAIRPLAY_SAME_ADDRESS,
             eh_max_passes=settings.FAIRPLAY_EH_MAX_PASSES,
             eh_progress=settings.FAIRPLAY_EH_PROGRESS,
+        )
+
+
+WEIGHTS = {
+    "fast_median": 3,
+    "fast_gap": 2,
+    "solver_line": 5,
+    "par_no_exploration": 3,
+    "never_looked": 4,
+    "new_account": 1,
+    "shared_address": 3,
+    "scout_pattern": 1,
+    "scout_line": 5,
+    "scout_then_win": 4,
+    "shared_device": 2,
+    "dormant_strong_win": 2,
+}
+"""How much each reason weighs in a review's ``score`` (the queue's order): a
+pattern alone (one account's exploration, a shared browser) weighs little, a
+win that uses another account's exploration most."""
+
+
+@dataclass(frozen=True)
+class CrossThresholds:
+    """What flags across accounts; the defaults and meanings are in config/settings.py."""
+
+    scout_seen: float = 0.95
+    scout_undos: int = 10
+    scout_idle_min: int = 30
+    scout_shared: float = 0.5
+    known_par: float = 1.15
+    known_undos: int = 10
+    link_days: int = 7
+    dormant_days: int = 2
+    dormant_games: int = 2
+    dormant_par: float = 1.1
+
+    @classmethod
+    def from_settings(cls) -> CrossThresholds:
+        return cls(
+            scout_seen=settings.FAIRPLAY_SCOUT_SEEN,
+            scout_undos=settings.FAIRPLAY_SCOUT_UNDOS,
+            scout_idle_min=settings.FAIRPLAY_SCOUT_IDLE_MIN,
+            scout_shared=settings.FAIRPLAY_SCOUT_SHARED,
+            known_par=settings.FAIRPLAY_KNOWN_PAR,
+            known_undos=settings.FAIRPLAY_KNOWN_UNDOS,
+            link_days=settings.FAIRPLAY_LINK_DAYS,
+            dormant_days=settings.FAIRPLAY_DORMANT_DAYS,
+            dormant_games=settings.FAIRPLAY_DORMANT_GAMES,
+            dormant_par=settings.FAIRPLAY_DORMANT_PAR,
         )
 
 
@@ -212,6 +287,198 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
     return reasons
 
 
+# --- across accounts: pure functions over two action logs ------------------------------------
+
+Layout = tuple[object, ...]
+
+
+def _layout(game: Game) -> Layout:
+    """Where every card lies and which are face down: a position, whatever the
+    score, move count or undo history that led to it — and whichever column or
+    foundation spot holds what (a king put in another empty column, an ace on
+    the other spot of its suit, is the same position)."""
+    columns = sorted((tuple(c.id for c in game.piles[p]), game.down[p]) for p in game.columns)
+    foundations = sorted(tuple(c.id for c in game.piles[p]) for p in game.foundations)
+    others = tuple(
+        tuple(c.id for c in game.piles[p])
+        for p in game.pile_ids
+        if p not in game.down and p not in game.foundations
+    )
+    return tuple(columns), tuple(foundations), others
+
+
+def _visible(game: Game) -> set[int]:
+    """The ids of the cards the player sees now (the engine's own player view:
+    not the stock, not a column's face-down cards)."""
+    seen: set[int] = set()
+    for pile_id, pile in game.piles.items():
+        hidden = len(pile) if pile_id == "s" else game.down.get(pile_id, 0)
+        seen.update(card.id for card in pile[hidden:])
+    return seen
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """What one player's log uncovered of a deal (``explore``)."""
+
+    hidden: int
+    """Cards hidden at the deal (face down or in the stock)."""
+    seen: int
+    """Of those, how many the player saw face up at some moment, undone or not."""
+    stock: int
+    stock_seen: int
+    undos: int
+    foundation: int
+    """Cards on the foundations at the end: the result the exploration led to."""
+    visited: frozenset[Layout]
+    """Every position reached by moving a card, undone branches included."""
+    line: tuple[Layout, ...]
+    """The positions of the resolved line (what stayed after the undos), card moves only."""
+
+    def numbers(self) -> dict[str, int]:
+        return {
+            "explored_hidden": self.hidden,
+            "explored_seen": self.seen,
+            "explored_stock": self.stock,
+            "explored_stock_seen": self.stock_seen,
+            "explored_foundation": self.foundation,
+        }
+
+
+def explore(code: str, actions: Sequence[dict[str, Any]]) -> Exploration | None:
+    """Replay ``actions`` through the engine and record what the player saw and
+    where they went (None: the engine refuses the log). Stock draws alone are
+    not positions of the line: every player draws the same stock in the same
+    order, so those positions say nothing about who knew what."""
+    game = new_game(code)
+    hidden = {c.id for c in game.piles.get("s", [])}
+    stock = set(hidden)
+    for column in game.columns:
+        hidden.update(c.id for c in game.piles[column][: game.down[column]])
+    seen: set[int] = set()
+    visited: set[Layout] = set()
+    line: list[Layout | None] = []  # None: a stock draw, kept so an undo pops it
+    undos = 0
+    for data in actions:
+        try:
+            resolved = game.apply(game.parse_action(data))
+        except (EngineError, ValueError):
+            return None
+        seen.update(_visible(game) & hidden)
+        if resolved.type == "undo":
+            undos += 1
+            if line:
+                line.pop()
+            continue
+        if resolved.type == "stock":
+            line.append(None)
+            continue
+        layout = _layout(game)
+        visited.add(layout)
+        line.append(layout)
+    return Exploration(
+        hidden=len(hidden),
+        seen=len(seen & hidden),
+        stock=len(stock),
+        stock_seen=len(seen & stock),
+        undos=undos,
+        foundation=sum(len(game.piles[f]) for f in game.foundations),
+        visited=frozenset(visited),
+        line=tuple(layout for layout in line if layout is not None),
+    )
+
+
+def is_scout(found: Exploration, *, won: bool, thresholds: CrossThresholds) -> bool:
+    """The scout pattern: not won, most hidden cards seen, with many undos: a look
+    at the whole deal that the result does not account for."""
+    return (
+        not won
+        and found.hidden > 0
+        and found.seen >= thresholds.scout_seen * found.hidden
+        and found.undos >= thresholds.scout_undos
+    )
+
+
+def line_shared(winner: Exploration, scout: Exploration) -> float:
+    """The share of the winner's resolved line that runs through positions the
+    scout reached. Two people playing apart part ways within a few moves (a
+    position is every card's place); a line learned from the scout's
+    exploration keeps meeting it."""
+    if not winner.line:
+        return 0.0
+    return round(sum(layout in scout.visited for layout in winner.line) / len(winner.line), 3)
+
+
+def cross_reasons(signals: dict[str, Any], thresholds: CrossThresholds) -> list[dict[str, str]]:
+    """The cross-account reasons of ``signals`` (``cross_signals`` added to the
+    log's), each ``{"code", "text"}``; empty when nothing stands out."""
+    reasons: list[dict[str, str]] = []
+
+    def flag(code: str, text: str) -> None:
+        reasons.append({"code": code, "text": text})
+
+    if signals.get("scout"):
+        flag(
+            "scout_pattern",
+            f"{signals['status']} after seeing {signals['explored_seen']} of the "
+            f"{signals['explored_hidden']} hidden cards ({signals['explored_stock_seen']} of "
+            f"{signals['explored_stock']} stock cards) with {signals['undos']} undos, "
+            f"{signals['explored_foundation']} cards on the foundations at the end",
+        )
+    links = signals.get("links") or []
+    linked = f"; linked: {', '.join(links)}" if links else ""
+    won, moves, par = bool(signals.get("won")), signals.get("moves"), signals.get("par")
+    known = (
+        won
+        and par is not None
+        and moves is not None
+        and moves <= thresholds.known_par * par
+        and signals.get("undos", 0) <= thresholds.known_undos
+    )
+    for scout in signals.get("scouts") or []:
+        who = f"{scout['player']}'s game #{scout['attempt']}"
+        if scout["shared"] >= thresholds.scout_shared:
+            flag(
+                "scout_line",
+                f"{scout['shared']:.0%} of the winning line runs through positions {who} "
+                f"explored before giving up (it saw {scout['seen']} hidden cards, "
+                f"{scout['undos']} undos; flagged from {thresholds.scout_shared:.0%}){linked}",
+            )
+        elif known and (links or signals.get("dormant")):
+            flag(
+                "scout_then_win",
+                f"won in {moves} moves (par {par}) with {signals['undos']} undos after {who} "
+                f"saw {scout['seen']} hidden cards with {scout['undos']} undos and gave up"
+                f"{linked or '; a dormant account'}",
+            )
+    devices = signals.get("device_accounts") or []
+    if devices:
+        flag(
+            "shared_device",
+            f"this browser (device id) also started ranked games of {', '.join(devices)} "
+            f"within {thresholds.link_days} days",
+        )
+    if (
+        won
+        and signals.get("dormant")
+        and signals.get("hidden_cards")
+        and par is not None
+        and moves is not None
+        and moves <= thresholds.dormant_par * par
+    ):
+        flag(
+            "dormant_strong_win",
+            f"a win by an account made {signals['account_days']} days before with only "
+            f"{signals['earlier_games']} earlier games: {moves} moves, par {par} (flagged "
+            f"at or under {thresholds.dormant_par:g} x par)",
+        )
+    return reasons
+
+
+def review_score(reasons: Sequence[dict[str, str]]) -> int:
+    return sum(WEIGHTS.get(reason["code"], 1) for reason in reasons)
+
+
 # --- the client address ----------------------------------------------------------------------
 
 
@@ -229,14 +496,16 @@ def client_address(request: Any) -> str | None:
 # --- the review: signals stored with the attempt ------------------------------------------------
 
 
-def attempt_signals(attempt: Attempt) -> dict[str, Any]:
-    """Every signal of a finished ranked attempt: its log's, and the database's."""
+def attempt_signals(attempt: Attempt, cross: CrossThresholds | None = None) -> dict[str, Any]:
+    """Every signal of a finished ranked attempt: its log's, the database's, and
+    those across accounts (``cross_signals``)."""
     daily = attempt.daily
     assert daily is not None  # ranked attempts always have one
     logged = list(attempt.actions.order_by("seq").values_list("action", "ms"))
+    actions = [action for action, _ in logged]
     signals = log_signals(
         code=attempt.deal.code,
-        actions=[action for action, _ in logged],
+        actions=actions,
         ms=[ms for _, ms in logged],
         proof=daily.proof,
     )
@@ -249,7 +518,7 @@ def attempt_signals(attempt: Attempt) -> dict[str, Any]:
             .distinct()
             .count()
         )
-    return {
+    signals = {
         **signals,
         "won": attempt.won,
         "status": attempt.status,
@@ -261,11 +530,119 @@ def attempt_signals(attempt: Attempt) -> dict[str, Any]:
         "address": attempt.address,
         "same_address_accounts": accounts,
     }
+    cross = cross or CrossThresholds.from_settings()
+    return {**signals, **cross_signals(attempt, actions, signals, cross)}
+
+
+def _other_accounts(attempt: Attempt, days: int, **same: Any) -> list[str]:
+    """Names of the other accounts whose ranked games started with ``same`` (a
+    device or address) within ``days`` days of this attempt's start."""
+    window = dt.timedelta(days=days)
+    names = (
+        Attempt.objects.filter(
+            ranked=True,
+            started_at__gte=attempt.started_at - window,
+            started_at__lte=attempt.started_at + window,
+            **same,
+        )
+        .exclude(player_id=attempt.player_id)
+        .values_list("player__username", flat=True)
+        .distinct()
+    )
+    return sorted(names)
+
+
+def _logged_actions(attempt_id: int) -> list[dict[str, Any]]:
+    return list(
+        Action.objects.filter(attempt_id=attempt_id)
+        .order_by("seq")
+        .values_list("action", flat=True)
+    )
+
+
+def cross_signals(
+    attempt: Attempt,
+    actions: Sequence[dict[str, Any]],
+    signals: dict[str, Any],
+    thresholds: CrossThresholds,
+) -> dict[str, Any]:
+    """The signals across accounts: the other accounts on this attempt's device
+    and address, whether the account is dormant, and on a hidden-card daily the
+    scout pattern (not won) or the scouts whose exploration the win meets."""
+    daily = attempt.daily
+    assert daily is not None
+    devices = (
+        _other_accounts(attempt, thresholds.link_days, device=attempt.device)
+        if attempt.device
+        else []
+    )
+    addresses = (
+        _other_accounts(attempt, thresholds.link_days, address=attempt.address)
+        if attempt.address
+        else []
+    )
+    links = [f"same browser as {name}" for name in devices] + [
+        f"same address as {name} within {thresholds.link_days} days"
+        for name in addresses
+        if name not in devices
+    ]
+    account_days = (daily.date - attempt.player.date_joined.astimezone(dt.UTC).date()).days
+    earlier = Attempt.objects.filter(
+        player_id=attempt.player_id, started_at__lt=attempt.started_at
+    ).count()
+    out: dict[str, Any] = {
+        "device_accounts": devices,
+        "address_accounts": addresses,
+        "links": links,
+        "account_days": account_days,
+        "earlier_games": earlier,
+        "dormant": account_days >= thresholds.dormant_days and earlier <= thresholds.dormant_games,
+        "scout": False,
+        "scouts": [],
+    }
+    if not signals.get("hidden_cards"):
+        return out  # every card shows: nothing to scout
+    found = explore(attempt.deal.code, actions)
+    if found is None:
+        return out  # a log the engine refuses: the replay check deals with it
+    out.update(found.numbers())
+    if not attempt.won:
+        out["scout"] = attempt.finished and is_scout(found, won=False, thresholds=thresholds)
+        return out
+    idle = timezone.now() - dt.timedelta(minutes=thresholds.scout_idle_min)
+    candidates = (
+        Attempt.objects.filter(daily=daily, ranked=True, won=False)
+        .exclude(player_id=attempt.player_id)
+        .filter(started_at__lte=attempt.finished_at or timezone.now())
+        .filter(
+            Q(review__signals__scout=True)
+            | Q(
+                status=Attempt.Status.PLAYING, updated_at__lte=idle, seq__gte=thresholds.scout_undos
+            )
+        )
+        .select_related("player")
+        .order_by("pk")
+    )
+    for other in candidates:
+        scout = explore(attempt.deal.code, _logged_actions(other.pk))
+        if scout is None or not is_scout(scout, won=False, thresholds=thresholds):
+            continue
+        out["scouts"].append(
+            {
+                "attempt": other.pk,
+                "player": other.player.get_username(),
+                "seen": scout.seen,
+                "undos": scout.undos,
+                "shared": line_shared(found, scout),
+            }
+        )
+    return out
 
 
 def _store_review(attempt: Attempt, thresholds: Thresholds) -> Review:
-    signals = attempt_signals(attempt)
-    reasons = flag_reasons(signals, thresholds)
+    cross = CrossThresholds.from_settings()
+    signals = attempt_signals(attempt, cross)
+    reasons = flag_reasons(signals, thresholds) + cross_reasons(signals, cross)
     # Only the computed part is written: a staff decision already taken stays.
     review, _ = Review.objects.update_or_create(
         attempt=attempt,
@@ -273,6 +650,7 @@ def _store_review(attempt: Attempt, thresholds: Thresholds) -> Review:
             "signals": signals,
             "reasons": reasons,
             "flagged": bool(reasons),
+            "score": review_score(reasons),
             "computed_at": timezone.now(),
         },
     )
@@ -300,7 +678,9 @@ def attempt_review(*, attempt_id: int) -> Review | None:
     attempt). Safe to run twice: the signals are recomputed, a decision stays.
     When this attempt makes an address reach the threshold, the other finished
     attempts of that daily from the address are reviewed again too, so every
-    one of them carries the reason."""
+    one of them carries the reason. Likewise a scout reviewed after a win on
+    its daily (the scout resigned or was closed later) has that win reviewed
+    again, so the order of events does not hide the pair."""
     attempt = _reviewable(attempt_id)
     if attempt is None:
         return None
@@ -315,6 +695,15 @@ def attempt_review(*, attempt_id: int) -> Review | None:
         )
         for other in others:
             _store_review(other, thresholds)
+    if review.signals.get("scout"):
+        wins = (
+            Attempt.objects.select_related("player", "daily", "deal")
+            .filter(daily=attempt.daily, ranked=True, won=True)
+            .filter(finished_at__gte=attempt.started_at)  # knowledge flows after the scout starts
+            .exclude(player_id=attempt.player_id)
+        )
+        for win in wins:
+            _store_review(win, thresholds)
     return review
 
 

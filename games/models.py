@@ -121,6 +121,12 @@ class Attempt(models.Model):
     address = models.GenericIPAddressField(
         null=True, blank=True, help_text="client address that started a ranked attempt"
     )
+    device = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        help_text="device id cookie (games/device.py) that started a ranked attempt",
+    )
 
     class Meta:
         constraints = [
@@ -135,6 +141,9 @@ class Attempt(models.Model):
         indexes = [
             models.Index(fields=["daily", "status"]),
             models.Index(fields=["player", "status"]),
+            # Cross-account signals: other accounts from one device or address (issue 25).
+            models.Index(fields=["device", "started_at"], name="attempt_device_started"),
+            models.Index(fields=["address", "started_at"], name="attempt_address_started"),
         ]
 
     def __str__(self) -> str:
@@ -200,6 +209,9 @@ class Review(models.Model):
     signals = models.JSONField(default=dict)
     flagged = models.BooleanField(default=False, db_index=True)
     reasons = models.JSONField(default=list, help_text='[{"code": …, "text": …}, …]')
+    score = models.PositiveIntegerField(
+        default=0, db_index=True, help_text="sum of the reasons' weights: the queue's order"
+    )
     computed_at = models.DateTimeField()
     decision = models.CharField(
         max_length=12, choices=Decision.choices, default=Decision.UNDECIDED, blank=True
@@ -215,7 +227,7 @@ class Review(models.Model):
     decision_reason = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["-computed_at"]
+        ordering = ["-score", "-computed_at"]
 
     def __str__(self) -> str:
         return f"review of #{self.attempt_id}"

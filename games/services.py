@@ -63,6 +63,7 @@ def _create_attempt(
     daily: DailyDeal | None,
     ranked: bool,
     address: str | None = None,
+    device: str = "",
     proven: bool | None = None,
 ) -> Attempt:
     game = new_game(deal.code)
@@ -73,6 +74,7 @@ def _create_attempt(
         ranked=ranked,
         state=game.to_json(),
         address=address,
+        device=device,
         proven=proven,
     )
 
@@ -86,6 +88,7 @@ def attempt_start(
     practice: bool = False,
     any_deal: bool = False,
     address: str | None = None,
+    device: str = "",
 ) -> tuple[Attempt, bool]:
     """Start (or, for the daily, find) an attempt. Returns it and whether it is new.
 
@@ -98,8 +101,9 @@ def attempt_start(
     winnable, drawn from the practice pool (``games/practice.py``), or with
     ``any_deal`` on any random numbered deal (which may be impossible); the
     attempt's ``proven`` says which it got. ``code``:
-    a practice game on that exact deal. ``address``: the client's, kept with a
-    new ranked attempt for the fair-play review (games/fairplay.py).
+    a practice game on that exact deal. ``address`` and ``device`` (the device id
+    cookie, games/device.py): the client's, kept with a new ranked attempt for
+    the fair-play review (games/fairplay.py).
     """
     if daily is not None:
         today = daily_deal_get(date=utc_today(), variant=daily)
@@ -112,7 +116,12 @@ def attempt_start(
         try:
             with transaction.atomic():
                 attempt = _create_attempt(
-                    player=player, deal=today.deal, daily=today, ranked=True, address=address
+                    player=player,
+                    deal=today.deal,
+                    daily=today,
+                    ranked=True,
+                    address=address,
+                    device=device,
                 )
                 return attempt, True
         except IntegrityError:  # the same player opened it twice at once

@@ -27,6 +27,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.dailies import daily_deal_prepare, utc_today
+from games.engine import Undo, new_game
+from games.engine.history import UNDO_LIMIT
 from games.models import Attempt, DailyDeal
 
 _addresses = itertools.count(1)
@@ -118,3 +120,40 @@ def with_undos(line: Sequence[dict[str, Any]], at: Sequence[int]) -> list[dict[s
 
 HUMAN_GAPS = (2.4, 1.1, 3.8, 1.6, 5.2, 0.9, 2.0, 7.5, 1.3, 2.7)
 """Seconds between a person's actions: never under a second or so, often more."""
+
+
+def with_detours(
+    code: str, line: Sequence[dict[str, Any]], at: Iterable[int]
+) -> list[dict[str, Any]]:
+    """``line`` with, before each index in ``at``, a different card move tried and
+    undone: a player looking at where a card would go, then thinking better of it."""
+    at = set(at)
+    game = new_game(code)
+    out: list[dict[str, Any]] = []
+    for index, action in enumerate(line):
+        if index in at:
+            planned = game.parse_action(action)
+            for move in game.legal_moves:
+                if move.type == "move" and move != planned and move != game.resolve(planned):
+                    out += [move.to_json(), {"type": "undo"}]
+                    game.apply(move)
+                    game.apply(Undo())
+                    break
+        out.append(game.apply(game.parse_action(action)).to_json())
+    return out
+
+
+def scout_line(code: str, proof: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a scout does to learn a hidden-card daily (issue 25): one pass through
+    the whole stock, then the winning line until no card is face down, then
+    back with undo as far as the undo history goes — everything seen, little
+    kept. (A scout with a program explores like this; one by hand takes longer.)"""
+    game = new_game(code)
+    out = [{"type": "stock"}] * (len(game.piles["s"]) + 1)
+    for action in out:
+        game.apply(game.parse_action(action))
+    for action in proof:
+        if not any(game.down.values()):
+            break
+        out.append(game.apply(game.parse_action(action)).to_json())
+    return out + [{"type": "undo"}] * UNDO_LIMIT
