@@ -244,12 +244,13 @@ def start_redis(
 
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
-PGBOUNCER_QUERY_WAIT_TIMEOUT = 5
+PGBOUNCER_QUERY_WAIT_TIMEOUT = 3
 """Seconds a query may wait in PgBouncer for a server connection (a paused or
 stalled database, a full pool) before its client is disconnected, which the
-service answers 503 + Retry-After: the same bound as the direct path's pool
-(``DB_POOL_TIMEOUT``). PostgreSQL's own timeouts cannot fire on a query that
-never reached it (issue 25). The compose file and Kubernetes set the same."""
+service answers 503 + Retry-After. PostgreSQL's own timeouts cannot fire on a
+query that never reached it (issue 25). Under daphne's 5 s limit on a websocket
+handshake, so that a socket opened in a stall is told 4503, not dropped. The
+compose file and Kubernetes set the same."""
 PGBOUNCER_QUERY_TIMEOUT = 15
 """Seconds a query may run through PgBouncer (its statement timeout: PgBouncer
 refuses the ``options`` start-up parameter that carries PostgreSQL's)."""
