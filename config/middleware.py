@@ -198,8 +198,14 @@ class UnavailableSocketGuard:
                 said["closed"] = True
             await send(message)
 
+        async def heard() -> Any:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":  # the client has gone
+                said["closed"] = True
+            return message
+
         try:
-            await self.app(scope, receive, tracked)
+            await self.app(scope, heard, tracked)
         except Exception as exc:
             if not unavailable(exc) or said["closed"]:
                 raise

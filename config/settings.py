@@ -159,13 +159,13 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # refuses the ``options`` start-up parameter (1.18, measured), and it holds a
     # paused or overloaded pool's queries itself, where no PostgreSQL timeout can
     # fire: its own query_wait_timeout and query_timeout bound them (deploy/stack.py,
-    # docker-compose.yml, deploy/k8s/base/pgbouncer.yaml; README, "PgBouncer").
+    # docker-compose.yml, deploy/k8s/base/kustomization.yaml; README, "PgBouncer").
     DATABASES["default"]["OPTIONS"]["connect_timeout"] = int(env.get("DB_CONNECT_TIMEOUT", "3"))
-    statement_ms = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
-    lock_ms = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
+    _statement_ms = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
+    _lock_ms = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
     if not env_flag("PGBOUNCER"):
         DATABASES["default"]["OPTIONS"]["options"] = (
-            f"-c statement_timeout={statement_ms} -c lock_timeout={lock_ms}"
+            f"-c statement_timeout={_statement_ms} -c lock_timeout={_lock_ms}"
         )
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
