@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log bench-tap bench-load messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-cost bench-solver bench-log bench-tap bench-load bench-stall messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,11 @@ bench-tap: $(VENV)/.installed
 ## Fast 3G at 390×844, cold, with requests and bytes (README, "The load path")
 bench-load: $(VENV)/.installed
 	$(PY) bench/load.py
+
+## bench-stall: answer times of requests, /readyz and socket openings during a 30 s PgBouncer
+## PAUSE (a database stall) on the production process set (issue 25)
+bench-stall: $(VENV)/.installed
+	$(PY) bench/db_stall.py
 
 ## messages: refresh the translation catalogs (locale/) from the code, then compile them
 LANGS := -l id -l bg -l tr

@@ -87,6 +87,9 @@ def _first_message(detail: Any) -> tuple[str, str]:
 
 UNAVAILABLE_RETRY_S = 5
 UNAVAILABLE_MESSAGE = "The service is unreachable right now; nothing was changed. Try again."
+DATABASE_UNAVAILABLE_MESSAGE = (
+    "The database did not answer in time; nothing was changed. Try again in a few seconds."
+)
 
 
 def unavailable(exc: BaseException | None) -> bool:
@@ -94,12 +97,27 @@ def unavailable(exc: BaseException | None) -> bool:
     connections): the request changed nothing — its transaction never
     committed, and what runs after a commit (broadcasts, queued jobs) never
     raises — and can be sent again."""
-    if isinstance(exc, OperationalError | InterfaceError):  # PostgreSQL
+    if _database_unavailable(exc):
         return True
     # Redis, and django-redis's wrapper of its errors (the cache).
-    if isinstance(exc, RedisConnectionError | RedisTimeoutError | ConnectionInterrupted):
+    return isinstance(exc, RedisConnectionError | RedisTimeoutError | ConnectionInterrupted)
+
+
+def _database_unavailable(exc: BaseException | None) -> bool:
+    """PostgreSQL down, or stalled past a bounded wait (settings, DATABASES: a
+    timeout, PgBouncer's query_wait_timeout), or the pool out of connections."""
+    if isinstance(exc, OperationalError | InterfaceError):
         return True
     return type(exc).__name__ == "PoolTimeout"  # psycopg_pool, when the pool is in use
+
+
+def unavailable_body(exc: BaseException | None) -> dict[str, Any]:
+    """The 503's body, naming the database when it was the one that did not
+    answer (down, or stalled past its bounded waits: settings, DATABASES)."""
+    database = _database_unavailable(exc)
+    return error_body(
+        "unavailable", DATABASE_UNAVAILABLE_MESSAGE if database else UNAVAILABLE_MESSAGE
+    )
 
 
 def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]] | None:
@@ -108,7 +126,7 @@ def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]
     headers: dict[str, str] = {}
     if unavailable(exc):
         headers["Retry-After"] = str(UNAVAILABLE_RETRY_S)
-        return 503, error_body("unavailable", UNAVAILABLE_MESSAGE), headers
+        return 503, unavailable_body(exc), headers
     if isinstance(exc, ApiError):
         return exc.status_code, error_body(exc.code, exc.message, **exc.extra), headers
     if isinstance(exc, GameError):
@@ -204,13 +222,14 @@ def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
 def server_failure(request: HttpRequest) -> HttpResponse:
     # Errors outside DRF's views (middleware, pages) come here: a database that
     # does not answer is a 503, not our bug.
-    if unavailable(sys.exc_info()[1]):
+    exc = sys.exc_info()[1]
+    if unavailable(exc):
+        body = unavailable_body(exc)
         if _is_api(request):
-            response: HttpResponse = JsonResponse(
-                error_body("unavailable", UNAVAILABLE_MESSAGE), status=503
-            )
+            response: HttpResponse = JsonResponse(body, status=503)
         else:
-            response = HttpResponse(UNAVAILABLE_MESSAGE, status=503, content_type="text/plain")
+            message = body["error"]["message"]
+            response = HttpResponse(message, status=503, content_type="text/plain")
         response["Retry-After"] = str(UNAVAILABLE_RETRY_S)
         return response
     if _is_api(request):

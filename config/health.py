@@ -16,6 +16,8 @@ shape naming what is missing. Each check is bounded (a couple of seconds).
 
 from __future__ import annotations
 
+import threading
+
 import redis
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections
@@ -29,14 +31,28 @@ TIMEOUT = 2.0
 _found = {"migrated": False}  # set once the plan was found empty; never unset
 
 
-def _database() -> str | None:
+def _ask_database(answer: list[str | None]) -> None:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
+        answer.append(None)
     except Exception as exc:  # any failure is "unreachable", said in the answer
-        return f"database: {type(exc).__name__}"
-    return None
+        answer.append(f"database: {type(exc).__name__}")
+    finally:
+        connection.close()  # this thread's own connection (back to the pool, if any)
+
+
+def _database() -> str | None:
+    """``SELECT 1``, given TIMEOUT seconds. On a thread of its own: a stalled
+    database (a paused PgBouncer holds the query, the TCP connection is fine)
+    would hold the probe until PgBouncer's query_wait_timeout; the probe says
+    "no answer" at once instead, and the thread ends when that fires (issue 25)."""
+    answer: list[str | None] = []
+    thread = threading.Thread(target=_ask_database, args=(answer,), daemon=True)
+    thread.start()
+    thread.join(TIMEOUT)
+    return answer[0] if answer else f"database: no answer within {TIMEOUT:g} s"
 
 
 def _redis() -> str | None:

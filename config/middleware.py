@@ -1,10 +1,13 @@
 """Request middleware: an id and an access log line per request; refuse bodies
-over 64 KiB (413, PRODUCT.md); time each request.
+over 64 KiB (413, PRODUCT.md); time each request. And the websockets' one
+guard: a socket opened while the database or Redis does not answer is closed
+with 4503, "try again later" (``UnavailableSocketGuard``).
 
 They work sync and async alike; under daphne the whole chain runs sync, in
 one crossing to the worker thread (``config/asgi.py``).
 """
 
+import json
 import re
 import time
 import uuid
@@ -19,8 +22,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import SimpleLazyObject, empty
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from games.consumers import CLOSE_UNAVAILABLE
+
 from . import logs
-from .errors import error_body
+from .errors import error_body, unavailable, unavailable_body
 
 Handler = Callable[[HttpRequest], Any]
 
@@ -167,3 +172,46 @@ class RequestIdMiddleware(_Middleware):
             ms=round((time.perf_counter() - started) * 1000, 2),
         )
         return response
+
+
+class UnavailableSocketGuard:
+    """ASGI middleware around the websocket routes: when opening a socket finds
+    the database or Redis not answering (the session's user is looked up
+    before any consumer runs, the game's snapshot as it opens) — down, or
+    stalled past the bounded waits of ``DATABASES`` — the socket is accepted,
+    told why (the 503's error body in an ``error`` frame) and closed with
+    ``CLOSE_UNAVAILABLE`` (4503): try again later, which the client does with
+    its backoff (games/websocket.md). Not a handshake dropped with a traceback.
+    Frames of an open socket answer such errors themselves (an ``error`` frame:
+    ``games.consumers.JsonSocket.receive``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        said = {"accepted": False, "closed": False}
+
+        async def tracked(message: dict[str, Any]) -> None:
+            if message["type"] == "websocket.accept":
+                said["accepted"] = True
+            elif message["type"] == "websocket.close":
+                said["closed"] = True
+            await send(message)
+
+        async def heard() -> Any:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":  # the client has gone
+                said["closed"] = True
+            return message
+
+        try:
+            await self.app(scope, heard, tracked)
+        except Exception as exc:
+            if not unavailable(exc) or said["closed"]:
+                raise
+            access_log.warning("websocket unavailable", path=scope.get("path"))
+            if not said["accepted"]:  # accept first: a close before it loses the code
+                await send({"type": "websocket.accept"})
+            error = {"type": "error", **unavailable_body(exc)}
+            await send({"type": "websocket.send", "text": json.dumps(error)})
+            await send({"type": "websocket.close", "code": CLOSE_UNAVAILABLE})

@@ -13,6 +13,9 @@
 | ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
+| ``DB_CONNECT_TIMEOUT`` | seconds to open a database connection (every path), then 503 | 3 |
+| ``DB_STATEMENT_TIMEOUT`` | seconds a statement may run (straight to PostgreSQL; 0: no limit) | 5 |
+| ``DB_LOCK_TIMEOUT`` | seconds a statement may wait for a lock (likewise) | 3 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
 | ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
@@ -161,6 +164,20 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Server-side binding lets psycopg prepare the statements every action repeats.
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
+    # Every wait on the database is bounded, so a stall is a quick 503 (config/errors.py)
+    # rather than a request held for as long as it lasts (issue 25): connecting on
+    # every path; a statement and a lock wait here, straight to PostgreSQL. PgBouncer
+    # refuses the ``options`` start-up parameter (1.18, measured), and it holds a
+    # paused or overloaded pool's queries itself, where no PostgreSQL timeout can
+    # fire: its own query_wait_timeout and query_timeout bound them (deploy/stack.py,
+    # docker-compose.yml, deploy/k8s/base/kustomization.yaml; README, "PgBouncer").
+    DATABASES["default"]["OPTIONS"]["connect_timeout"] = int(env.get("DB_CONNECT_TIMEOUT", "3"))
+    _statement_ms = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
+    _lock_ms = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
+    if not env_flag("PGBOUNCER"):
+        DATABASES["default"]["OPTIONS"]["options"] = (
+            f"-c statement_timeout={_statement_ms} -c lock_timeout={_lock_ms}"
+        )
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
         "max_size": int(env.get("DB_POOL_SIZE", "10")),

@@ -244,6 +244,16 @@ def start_redis(
 
 
 PGBOUNCER = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+PGBOUNCER_QUERY_WAIT_TIMEOUT = 3
+"""Seconds a query may wait in PgBouncer for a server connection (a paused or
+stalled database, a full pool) before its client is disconnected, which the
+service answers 503 + Retry-After. PostgreSQL's own timeouts cannot fire on a
+query that never reached it (issue 25). Under daphne's 5 s limit on a websocket
+handshake, so that a socket opened in a stall is told 4503, not dropped. The
+compose file and Kubernetes set the same."""
+PGBOUNCER_QUERY_TIMEOUT = 15
+"""Seconds a query may run through PgBouncer (its statement timeout: PgBouncer
+refuses the ``options`` start-up parameter that carries PostgreSQL's)."""
 
 
 def start_pgbouncer(
@@ -266,6 +276,8 @@ def start_pgbouncer(
         "admin_users = postgres\nstats_users = postgres\n"
         f"pool_mode = transaction\ndefault_pool_size = {pool_size}\n"
         "max_client_conn = 500\nserver_reset_query =\n"
+        f"query_wait_timeout = {PGBOUNCER_QUERY_WAIT_TIMEOUT}\n"
+        f"query_timeout = {PGBOUNCER_QUERY_TIMEOUT}\n"
     )
     as_user: list[str] = []
     if os.geteuid() == 0:

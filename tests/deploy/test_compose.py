@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from deploy.stack import PGBOUNCER_QUERY_TIMEOUT, PGBOUNCER_QUERY_WAIT_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = shutil.which("docker-compose")
 
@@ -91,6 +93,10 @@ def test_the_app_goes_through_pgbouncer_in_transaction_pooling_but_migrations_do
         assert environment["PGBOUNCER"] == "1", name  # config/settings.py: what pooling needs
     migrate = services["migrate"]["environment"]
     assert "@db:5432/" in migrate["DATABASE_URL"] and "PGBOUNCER" not in migrate
+    assert migrate["DB_STATEMENT_TIMEOUT"] == "0"  # a migration's DDL may be long
+    # The bounded waits of deploy/stack.py's PgBouncer, which the stall test measures.
+    assert bouncer["environment"]["QUERY_WAIT_TIMEOUT"] == str(PGBOUNCER_QUERY_WAIT_TIMEOUT)
+    assert bouncer["environment"]["QUERY_TIMEOUT"] == str(PGBOUNCER_QUERY_TIMEOUT)
 
 
 def test_nginx_passes_websockets_and_request_ids():

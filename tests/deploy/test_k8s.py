@@ -26,6 +26,8 @@ import pytest
 import yaml
 from django.conf import settings
 
+from deploy.stack import PGBOUNCER_QUERY_TIMEOUT, PGBOUNCER_QUERY_WAIT_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 KUBECTL = shutil.which("kubectl")
@@ -253,6 +255,9 @@ def test_the_app_goes_through_pgbouncer_but_the_migrations_do_not(rendered):
         )["data"]
         assert settings["POOL_MODE"] == "transaction"
         assert settings["LISTEN_PORT"] == str(port["port"])
+        # The bounded waits of deploy/stack.py's PgBouncer, which the stall test measures.
+        assert settings["QUERY_WAIT_TIMEOUT"] == str(PGBOUNCER_QUERY_WAIT_TIMEOUT), name
+        assert settings["QUERY_TIMEOUT"] == str(PGBOUNCER_QUERY_TIMEOUT), name
         assert selects(
             bouncer["spec"]["selector"], deployment["spec"]["template"]["metadata"]["labels"]
         )
@@ -263,6 +268,7 @@ def test_the_app_goes_through_pgbouncer_but_the_migrations_do_not(rendered):
             if workload["kind"] == "Job":
                 assert host == "$(POSTGRES_HOST):$(POSTGRES_PORT)", name
                 assert "PGBOUNCER" not in env, name
+                assert env["DB_STATEMENT_TIMEOUT"]["value"] == "0", name  # DDL may be long
             else:
                 where = f"{name}: {workload['metadata']['name']}"
                 assert host == f"{bouncer['metadata']['name']}:{port['port']}", where

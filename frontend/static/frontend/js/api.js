@@ -14,6 +14,7 @@ export class ApiError extends Error {
     this.code = error?.code || "error";
     this.params = error?.params || null;
     this.error = error || {};
+    this.retryAfter = 0; // seconds, from a 503's or a 429's Retry-After
   }
 }
 
@@ -50,7 +51,11 @@ export async function api(path, { method = "GET", body, signal } = {}) {
   } catch {
     data = null;
   }
-  if (!response.ok) throw new ApiError(response.status, data?.error);
+  if (!response.ok) {
+    const error = new ApiError(response.status, data?.error);
+    error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+    throw error;
+  }
   return data;
 }
 

@@ -7,7 +7,10 @@
 // - The player's action: one in flight, sent as {seq, action} (HTTP when the
 //   socket is down) and sent again with the same `seq` on reconnect or when no
 //   answer came in time; settled by its `ack`, refused by an `error` with its
-//   `seq` (or the HTTP error); a few more wait in a queue meanwhile.
+//   `seq` (or the HTTP error); a few more wait in a queue meanwhile. An
+//   `unavailable` answer (the database or Redis did not answer: nothing was
+//   applied) is no refusal: the same seq is sent again after the server's
+//   Retry-After.
 // The state shown only ever comes from the server: `onGame` is called with each
 // game this feed accepts.
 
@@ -16,6 +19,7 @@ import { Socket } from "./socket.js";
 
 const WATCHDOG_MS = 6000;
 const QUEUE_MAX = 4;
+const UNAVAILABLE_RETRY_S = 5; // the server's Retry-After for an outage (config/errors.py)
 
 /** Won, resigned or abandoned: a game over stays over (websocket.md). */
 export const over = (game) => game.status !== "playing";
@@ -96,6 +100,7 @@ export class GameFeed {
       else this.accept(game, game.seq);
     } catch (err) {
       if (this.pending !== p || err.status === 0) return; // no answer: the watchdog or the socket resends
+      if (err.code === "unavailable") return this.retryLater(p, err.retryAfter);
       this.refuse(p, { code: err.code, message: err.message, params: err.params, seq: err.error.seq }, err.status);
     }
   }
@@ -111,9 +116,18 @@ export class GameFeed {
     }, WATCHDOG_MS);
   }
 
+  /** The database or Redis did not answer: nothing was applied. Keep the action in
+   *  flight and send it again, the same seq, once the server's wait is over. */
+  retryLater(p, seconds) {
+    clearTimeout(this.watchdog);
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.pending === p && this.send(p), (seconds || UNAVAILABLE_RETRY_S) * 1000);
+  }
+
   /** The action in flight is answered: nothing is pending any more. */
   clear() {
     clearTimeout(this.watchdog);
+    clearTimeout(this.retry);
     this.pending = null;
     this.on.onWaiting(false);
   }
@@ -157,7 +171,10 @@ export class GameFeed {
         break;
       case "error": {
         const error = msg.error || {};
-        if (this.pending && msg.seq === this.pending.seq) this.refuse(this.pending, error, 0);
+        if (this.pending && msg.seq === this.pending.seq) {
+          if (error.code === "unavailable") this.retryLater(this.pending);
+          else this.refuse(this.pending, error, 0);
+        }
         else if (error.code === "seq_conflict") this.refresh();
         else this.on.onError(msg.error || null);
         break;
