@@ -12,7 +12,7 @@ from typing import Any
 
 from celery import Task, shared_task
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.dispatch import receiver
 from django.utils import timezone
 
@@ -37,6 +37,20 @@ def queue_on_commit(task: Task, *args: Any) -> None:
             log.warning("%s%r not queued: the broker did not answer", task.name, args)
 
     transaction.on_commit(send)
+
+
+DATABASE_RETRY: dict[str, Any] = {
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": 5,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+    "max_retries": 10,
+}
+"""The jobs of one attempt run again when the database did not answer in time
+(a stall, a lock held past ``DB_LOCK_TIMEOUT``, PgBouncer's ``query_wait_timeout``:
+README, "Bounded database waits"): 5 s, 10 s, … up to 5 min apart, about half
+an hour in all. Each is idempotent, so a second run changes nothing twice; the
+periodic jobs catch up what still fails after that."""
 
 
 PROOF_PENDING_S = 300
@@ -109,12 +123,12 @@ def fill_practice_pool(variant: str, size: int | None = None) -> int:
     return practice.pool_fill(variant=variant, size=size or practice.POOL_SIZE)
 
 
-@shared_task
+@shared_task(**DATABASE_RETRY)
 def verify_attempt(attempt_id: int) -> bool | None:
     return services.attempt_verify(attempt_id=attempt_id)
 
 
-@shared_task
+@shared_task(**DATABASE_RETRY)
 def review_attempt(attempt_id: int) -> bool | None:
     """Fair-play signals of a finished ranked attempt; returns whether it was
     flagged (None: no such attempt). Flags only: staff decide (games/fairplay.py)."""
@@ -157,7 +171,7 @@ def ensure_action_partitions() -> list[str]:
     return created
 
 
-@shared_task
+@shared_task(**DATABASE_RETRY)
 def prove_lost(attempt_id: int, seq: int | None = None) -> bool:
     """``seq`` None (as ``queue_proof`` sends): the position the attempt has now;
     actions from here on queue a proof of their own."""
