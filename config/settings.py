@@ -14,7 +14,7 @@
 | ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
 | ``DB_CONNECT_TIMEOUT`` | seconds to open a database connection (every path), then 503 | 3 |
-| ``DB_STATEMENT_TIMEOUT`` | seconds a statement may run (straight to PostgreSQL; 0: no limit) | 5 |
+| ``DB_STATEMENT_TIMEOUT`` | seconds a statement may run (every path; 0: no limit) | 5 |
 | ``DB_LOCK_TIMEOUT`` | seconds a statement may wait for a lock (likewise) | 3 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
@@ -171,12 +171,15 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # paused or overloaded pool's queries itself, where no PostgreSQL timeout can
     # fire: its own query_wait_timeout and query_timeout bound them (deploy/stack.py,
     # docker-compose.yml, deploy/k8s/base/kustomization.yaml; README, "PgBouncer").
+    # Through PgBouncer they are the role's defaults in the database instead, which
+    # every ``migrate`` sets (games/apps.py, ``database_bounds``); the migrations
+    # themselves run without them.
     DATABASES["default"]["OPTIONS"]["connect_timeout"] = int(env.get("DB_CONNECT_TIMEOUT", "3"))
-    _statement_ms = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
-    _lock_ms = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
+    DB_STATEMENT_TIMEOUT_MS = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
+    DB_LOCK_TIMEOUT_MS = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
     if not env_flag("PGBOUNCER"):
         DATABASES["default"]["OPTIONS"]["options"] = (
-            f"-c statement_timeout={_statement_ms} -c lock_timeout={_lock_ms}"
+            f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS} -c lock_timeout={DB_LOCK_TIMEOUT_MS}"
         )
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,

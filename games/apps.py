@@ -1,8 +1,9 @@
 from typing import Any
 
 from django.apps import AppConfig
+from django.conf import settings
 from django.db import connections
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_migrate, pre_migrate
 
 from . import partitions
 
@@ -12,6 +13,36 @@ def _ensure_partitions(sender: AppConfig, *, using: str, **kwargs: Any) -> None:
     a fresh clone) leaves the action log's months ahead made, whatever beat did
     (games/partitions.py; nothing on SQLite)."""
     partitions.ensure(connections[using])
+
+
+def _unbounded_migrations(sender: AppConfig, *, using: str, **kwargs: Any) -> None:
+    """A migration may rewrite a table or wait for a lock for long: no statement
+    or lock limit on ``migrate``'s own session (the limits of issue 25 are for
+    requests and jobs; ``_database_bounds`` puts them back at the end)."""
+    connection = connections[using]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET statement_timeout = 0; SET lock_timeout = 0")
+
+
+def _database_bounds(sender: AppConfig, *, using: str, **kwargs: Any) -> None:
+    """Make ``DB_STATEMENT_TIMEOUT`` and ``DB_LOCK_TIMEOUT`` the defaults of this
+    role in this database (issue 25). A direct connection carries them in its
+    start-up options already; through PgBouncer, which refuses those options and
+    gives a transaction whichever server connection is free, a default of the
+    role its server connections log in as is the one way they hold on every
+    path. Ordinary roles may set their own defaults (PostgreSQL's ALTER ROLE)."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        database = connection.ops.quote_name(connection.settings_dict["NAME"])
+        for name, ms in (
+            ("statement_timeout", settings.DB_STATEMENT_TIMEOUT_MS),
+            ("lock_timeout", settings.DB_LOCK_TIMEOUT_MS),
+        ):
+            cursor.execute(f"ALTER ROLE CURRENT_USER IN DATABASE {database} SET {name} = {ms:d}")
+        cursor.execute("RESET statement_timeout; RESET lock_timeout")
 
 
 def _claim_guest(sender: type, *, guest: Any, account: Any, **kwargs: Any) -> dict[str, Any]:
@@ -34,3 +65,5 @@ class GamesConfig(AppConfig):
         guest_claimed.connect(_claim_guest, dispatch_uid="games.claim_guest")
 
         post_migrate.connect(_ensure_partitions, sender=self, dispatch_uid="games.partitions")
+        pre_migrate.connect(_unbounded_migrations, sender=self, dispatch_uid="games.unbounded")
+        post_migrate.connect(_database_bounds, sender=self, dispatch_uid="games.bounds")

@@ -127,6 +127,16 @@ def daily_proof(bouncer_port: int, database: str) -> list[dict[str, Any]]:
     return list(row[0])
 
 
+def bounds_through(bouncer_port: int, database: str) -> list[str]:
+    """The statement and lock timeouts a session through PgBouncer runs with."""
+    url = f"postgresql://postgres@127.0.0.1:{bouncer_port}/{database}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        return [
+            conn.execute(f"SHOW {name}").fetchone()[0]  # type: ignore[index]
+            for name in ("statement_timeout", "lock_timeout")
+        ]
+
+
 def test_the_action_path_through_pgbouncer_in_transaction_pooling(tmp_path: Path) -> None:
     line = find_win(CODE)
     assert line is not None, f"the search found no win for {CODE}"
@@ -134,6 +144,9 @@ def test_the_action_path_through_pgbouncer_in_transaction_pooling(tmp_path: Path
     today = dt.datetime.now(dt.UTC).date().isoformat()
 
     with through_pgbouncer(tmp_path) as (port, bouncer_port, database):
+        # PgBouncer refuses the start-up options that carry them straight to
+        # PostgreSQL: ``migrate`` made them the role's defaults (issue 25).
+        assert bounds_through(bouncer_port, database) == ["5s", "3s"]
         before = transactions(bouncer_port, database)
         player = Client(port, keep_alive=False)
         player.sign_up(f"bouncer_{secrets.token_hex(3)}", "correct horse battery staple")
