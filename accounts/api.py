@@ -28,6 +28,7 @@ from config.errors import ApiError
 from .models import User
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
+from .signin import count_attempt, remember_device
 
 
 class SettingsSerializer(StrictSerializer):
@@ -182,11 +183,15 @@ class LoginView(APIView):
     def post(self, request: Request) -> Response:
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        # The account's budget too (issue 25; accounts/signin.py), before the hash.
+        count_attempt(request._request, data.validated_data["username"])
         user = authenticate(request._request, **data.validated_data)
         if user is None or user.is_guest:
             raise ApiError(400, "bad_credentials", "That username and password do not match.")
         guest = guest_of(request.user)
-        return remember_language(Response(sign_in(request, user, guest=guest)), user)
+        response = remember_language(Response(sign_in(request, user, guest=guest)), user)
+        remember_device(response, data.validated_data["username"])
+        return response
 
 
 class LogoutView(APIView):

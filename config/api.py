@@ -201,10 +201,14 @@ def client_address(request: HttpRequest | Request) -> str:
     return str(BaseThrottle().get_ident(request))
 
 
-def login_throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def login_throttled(
+    view: Callable[..., HttpResponse],
+    per_account: Callable[[HttpRequest, str], None] | None = None,
+) -> Callable[..., HttpResponse]:
     """``view``, a sign-in form outside the API (the admin's), counted against the
     API login's own budget: the same scope, the same address key, so wrong
-    passwords sent to either door add up and neither is a way round the other.
+    passwords sent to either door add up and neither is a way round the other;
+    and ``per_account`` (the form's ``username``) as the API counts it.
     Over the limit: 429 in the one error shape, with ``Retry-After``."""
 
     @functools.wraps(view)
@@ -212,6 +216,8 @@ def login_throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
         if request.method == "POST":
             try:
                 rate_limit("login", client_address(request))
+                if per_account is not None:
+                    per_account(request, str(request.POST.get("username", ""))[:150])
             except Throttled as exc:
                 status, body, headers = describe_error(exc) or (429, {}, {})
                 return JsonResponse(body, status=status, headers=headers)

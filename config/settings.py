@@ -15,6 +15,8 @@
 | ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
+| ``LOGIN_ACCOUNT_RATE`` | sign-ins per account, any address (not known browsers) | ``30/hour`` |
+| ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords; more at once: 503 | 2 |
 | ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
@@ -374,6 +376,8 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {
         "login": env.get("LOGIN_RATE", "10/min"),
+        # Per account name tried, whatever the address (accounts/signin.py).
+        "login-account": env.get("LOGIN_ACCOUNT_RATE", "30/hour"),
         "register": env.get("REGISTER_RATE", "20/hour"),
         "guests": env.get("GUEST_RATE", "30/hour"),
         # Per player, over HTTP and the websocket alike (config.api.rate_limit).
@@ -383,6 +387,9 @@ REST_FRAMEWORK = {
         "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
     },
 }
+# Sign-ins and sign-ups hash a password (~0.4 s of CPU) on threads of their own,
+# off the one every other request runs on (accounts/signin.py).
+PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Patience Daily API",
     "DESCRIPTION": "Daily deals of Easy Harp and Seahaven Towers; the server is the referee.",
