@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import register_converter
 from rest_framework import parsers, renderers, serializers
 from rest_framework.exceptions import ParseError, Throttled
 from rest_framework.request import Request
@@ -117,6 +118,27 @@ class StrictObjectField(serializers.JSONField):
         if not isinstance(data, dict):
             self.fail("invalid")
         return data
+
+
+class GameIdConverter:
+    """``<game_id:…>`` in a path: a game's id, digits that fit the database's
+    64-bit ids. A larger number is no game (404), not an overflow: SQLite
+    raised it from the query, a 500 (issue 25)."""
+
+    regex = "[0-9]{1,19}"
+    largest = 2**63 - 1
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if number > self.largest:
+            raise ValueError(value)  # Django: the path does not match
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(GameIdConverter, "game_id")  # once, as the URL modules import this one
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

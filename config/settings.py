@@ -74,7 +74,7 @@ DEBUG = env_flag("DEBUG")
 SECRET_MIN_LENGTH = {"SECRET_KEY": 50, "DAILY_DEAL_SECRET": 32}
 _PLACEHOLDER = re.compile(
     r"change.?me|replace.?me|example|placeholder|insecure|development|debug|dummy|default"
-    r"|not.?secret|secret.?key|your.?secret|xxxx|build.?only",
+    r"|not.?secret|secret.?key|your.?secret|build.?only",
     re.IGNORECASE,
 )
 
