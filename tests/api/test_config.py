@@ -143,13 +143,21 @@ def test_healthz_is_503_naming_what_is_unreachable(anon, settings):
 
 
 @pytest.mark.django_db
-def test_every_answer_carries_a_request_id(anon):
+def test_every_answer_carries_a_request_id(anon, settings):
     first, second = anon.get("/api/auth/me/"), anon.get("/api/auth/me/")
     assert first["X-Request-ID"] and first["X-Request-ID"] != second["X-Request-ID"]
+    # Facing clients (no proxy: NUM_PROXIES=0) an id is the client's to choose: not believed
+    # (issue 25).
+    direct = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="nginx-abc123")
+    assert direct["X-Request-ID"] != "nginx-abc123"
+    assert len(direct["X-Request-ID"]) == 32
+    # Behind the proxy, its id is the request's, when it is a sane token.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     given = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="nginx-abc123")
     assert given["X-Request-ID"] == "nginx-abc123"
-    forged = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="bad id\nwith newline")
-    assert forged["X-Request-ID"] != "bad id\nwith newline" and "\n" not in forged["X-Request-ID"]
+    for forged in ("bad id\nwith newline", "x" * 65, ""):
+        answer = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID=forged)
+        assert answer["X-Request-ID"] != forged and len(answer["X-Request-ID"]) == 32
 
 
 def test_behind_an_https_proxy_cookies_are_secure_and_hsts_is_on():
