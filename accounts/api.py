@@ -119,11 +119,20 @@ def remember_language(response: Response, user: Any) -> Response:
     known to a page (Django's language cookie); "browser default" drops it."""
     if isinstance(user, User):
         if user.language:
+            # The flags Django's own set_language view gives it (config/settings.py):
+            # Secure under HTTPS, readable by the client (settings.js reads it).
             response.set_cookie(
-                settings.LANGUAGE_COOKIE_NAME, user.language, samesite="Lax", max_age=365 * 86400
+                settings.LANGUAGE_COOKIE_NAME,
+                user.language,
+                max_age=365 * 86400,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                secure=settings.LANGUAGE_COOKIE_SECURE,
+                httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
             )
         else:
-            response.delete_cookie(settings.LANGUAGE_COOKIE_NAME, samesite="Lax")
+            response.delete_cookie(
+                settings.LANGUAGE_COOKIE_NAME, samesite=settings.LANGUAGE_COOKIE_SAMESITE
+            )
     return response
 
 

@@ -417,8 +417,11 @@ STORAGES = {
 MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+# Every cookie we set: SameSite=Lax, Secure under HTTPS (below); HttpOnly unless
+# the client reads it (csrftoken: api.js; django_language: settings.js).
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["config.errors.CsrfSessionAuthentication"],
@@ -469,6 +472,7 @@ if env_flag("HTTPS"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(env.get("HSTS_SECONDS", str(365 * 24 * 3600)))
 # Every page runs only our own scripts and styles, from files: no inline script,
 # style element or style attribute, no event handler attribute, no eval (the

@@ -162,12 +162,12 @@ def test_every_answer_carries_a_request_id(anon, settings):
 
 def test_behind_an_https_proxy_cookies_are_secure_and_hsts_is_on():
     expr = (
-        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0, "
-        "s.SECURE_PROXY_SSL_HEADER"
+        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.LANGUAGE_COOKIE_SECURE, "
+        "s.SECURE_HSTS_SECONDS > 0, s.SECURE_PROXY_SSL_HEADER"
     )
     out = settings_in_subprocess({**SECRETS, "HTTPS": "1"}, expr)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "True True True ('HTTP_X_FORWARDED_PROTO', 'https')"
+    assert out.stdout.strip() == "True True True True ('HTTP_X_FORWARDED_PROTO', 'https')"
     plain = settings_in_subprocess(SECRETS, "hasattr(s, 'SESSION_COOKIE_SECURE')")
     assert plain.stdout.strip() == "False"  # plain HTTP (the embedded run, the tests)
 
