@@ -20,9 +20,9 @@ Why each piece:
 - **Off the shared thread.** Under daphne every request's Django code runs on one
   thread per process (config/asgi.py), so a 0.4 s hash there stalled every other
   player. A request that may hash a password (``hashes_password``) runs instead
-  on ``PASSWORD_HASH_THREADS`` threads of its own; when they are all busy, the
-  next is answered 503 at once with ``Retry-After`` rather than queued, so a
-  flood of sign-ins cannot pile up behind them either.
+  on ``PASSWORD_HASH_THREADS`` threads of its own; when they are all busy and
+  ``PASSWORD_HASH_WAITING`` more wait for them, the next is answered 503 at
+  once with ``Retry-After``, so a flood of sign-ins cannot pile up behind them.
 """
 
 from __future__ import annotations
@@ -139,8 +139,9 @@ async def run_hashing(
     get_response: Callable[[HttpRequest], Any], request: HttpRequest
 ) -> HttpResponse:
     """Run ``get_response(request)`` (the whole middleware chain and view) on the
-    password-hashing threads; all busy: 503 at once, not a queue."""
-    if _threads.in_flight >= settings.PASSWORD_HASH_THREADS:
+    password-hashing threads; all busy and ``PASSWORD_HASH_WAITING`` more waiting
+    for them (a burst of honest sign-ups): 503 at once, not a longer queue."""
+    if _threads.in_flight >= settings.PASSWORD_HASH_THREADS + settings.PASSWORD_HASH_WAITING:
         return busy_response()
     _threads.in_flight += 1
 

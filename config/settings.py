@@ -17,7 +17,8 @@
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
 | ``LOGIN_ACCOUNT_RATE`` | sign-ins per account, any address (not known browsers) | ``30/hour`` |
-| ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords; more at once: 503 | 2 |
+| ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords | 2 |
+| ``PASSWORD_HASH_WAITING`` | sign-ins/-ups that may wait for them; more at once: 503 | 16 |
 | ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
@@ -454,6 +455,8 @@ REST_FRAMEWORK = {
 # Sign-ins and sign-ups hash a password (~0.4 s of CPU) on threads of their own,
 # off the one every other request runs on (accounts/signin.py).
 PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))
+# … and at most this many more wait for them (a burst of sign-ups); beyond: 503.
+PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Patience Daily API",
     "DESCRIPTION": "Daily deals of Easy Harp and Seahaven Towers; the server is the referee.",

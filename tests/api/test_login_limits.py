@@ -177,11 +177,12 @@ async def asgi_request(
 async def test_a_sign_in_hashing_holds_no_other_request(settings, make_player):
     """Under daphne every request's Django code runs on one shared thread: a
     sign-in held mid-hash there held every other request (here: for ever). Now
-    sign-ins hash on threads of their own, and one more than they can take is
-    answered 503 at once, not queued."""
+    sign-ins hash on threads of their own, and one more than they (and the few
+    allowed to wait for them) can take is answered 503 at once, not queued."""
     await sync_to_async(make_player)("hasher")
     settings.PASSWORD_HASHERS = ["tests.api.test_login_limits.BlockingHasher"]
     settings.PASSWORD_HASH_THREADS = 1
+    settings.PASSWORD_HASH_WAITING = 0
     BlockingHasher.hashing.clear()
     BlockingHasher.release.clear()
     body = json.dumps({"username": "hasher", "password": "correct horse battery"}).encode()
