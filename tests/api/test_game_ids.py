@@ -40,12 +40,18 @@ def test_huge_game_ids_are_404_on_every_path(player, huge):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_a_huge_game_id_on_a_socket_is_not_found():
+async def test_a_huge_game_id_on_a_socket_is_not_found(make_player):
+    """As any id of no game: an error ``not_found``, then 4404 (websocket.md)."""
+    from asgiref.sync import sync_to_async
+
     from tests.realtime.conftest import socket_for
 
-    socket = socket_for(f"/ws/games/{HUGE[1]}/")
+    player = await sync_to_async(make_player)()
+    socket = socket_for(f"/ws/games/{HUGE[1]}/", player)
     connected, _ = await socket.connect()
     assert connected  # accepted, then closed with the code (games/consumers.py)
+    said = await socket.recv()
+    assert said["type"] == "error" and said["error"]["code"] == "not_found", said
     closed = await socket.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": 4404}
     await socket.wait()
