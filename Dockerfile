@@ -5,8 +5,11 @@ WORKDIR /app
 COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt
 COPY . .
-# Static files are collected at build time (WhiteNoise serves them); any key will do here.
-RUN SECRET_KEY=build-only DAILY_DEAL_SECRET=build-only python manage.py collectstatic --noinput -v 0
+# Static files are collected at build time (WhiteNoise serves them); any random
+# key will do here (placeholders are refused), thrown away with the layer's shell.
+RUN SECRET_KEY="$(python -c "import secrets; print(secrets.token_urlsafe(50))")" \
+    DAILY_DEAL_SECRET="$(python -c "import secrets; print(secrets.token_urlsafe(50))")" \
+    python manage.py collectstatic --noinput -v 0
 # A fixed numeric user: Kubernetes' runAsNonRoot can only check a number
 # (deploy/k8s/ runs the pods as 10001).
 RUN groupadd --system --gid 10001 patience \

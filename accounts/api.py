@@ -28,6 +28,7 @@ from config.errors import ApiError
 from .models import User
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
+from .signin import count_attempt, remember_device
 
 
 class SettingsSerializer(StrictSerializer):
@@ -118,11 +119,20 @@ def remember_language(response: Response, user: Any) -> Response:
     known to a page (Django's language cookie); "browser default" drops it."""
     if isinstance(user, User):
         if user.language:
+            # The flags Django's own set_language view gives it (config/settings.py):
+            # Secure under HTTPS, readable by the client (settings.js reads it).
             response.set_cookie(
-                settings.LANGUAGE_COOKIE_NAME, user.language, samesite="Lax", max_age=365 * 86400
+                settings.LANGUAGE_COOKIE_NAME,
+                user.language,
+                max_age=365 * 86400,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                secure=settings.LANGUAGE_COOKIE_SECURE,
+                httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
             )
         else:
-            response.delete_cookie(settings.LANGUAGE_COOKIE_NAME, samesite="Lax")
+            response.delete_cookie(
+                settings.LANGUAGE_COOKIE_NAME, samesite=settings.LANGUAGE_COOKIE_SAMESITE
+            )
     return response
 
 
@@ -182,11 +192,15 @@ class LoginView(APIView):
     def post(self, request: Request) -> Response:
         data = CredentialsSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        # The account's budget too (issue 25; accounts/signin.py), before the hash.
+        count_attempt(request._request, data.validated_data["username"])
         user = authenticate(request._request, **data.validated_data)
         if user is None or user.is_guest:
             raise ApiError(400, "bad_credentials", "That username and password do not match.")
         guest = guest_of(request.user)
-        return remember_language(Response(sign_in(request, user, guest=guest)), user)
+        response = remember_language(Response(sign_in(request, user, guest=guest)), user)
+        remember_device(response, data.validated_data["username"])
+        return response
 
 
 class LogoutView(APIView):

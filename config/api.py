@@ -17,6 +17,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import register_converter
 from rest_framework import parsers, renderers, serializers
 from rest_framework.exceptions import ParseError, Throttled
 from rest_framework.request import Request
@@ -119,6 +120,27 @@ class StrictObjectField(serializers.JSONField):
         return data
 
 
+class GameIdConverter:
+    """``<game_id:…>`` in a path: a game's id, digits that fit the database's
+    64-bit ids. A larger number is no game (404), not an overflow: SQLite
+    raised it from the query, a 500 (issue 25)."""
+
+    regex = "[0-9]{1,19}"
+    largest = 2**63 - 1
+
+    def to_python(self, value: str) -> int:
+        number = int(value)
+        if number > self.largest:
+            raise ValueError(value)  # Django: the path does not match
+        return number
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(GameIdConverter, "game_id")  # once, as the URL modules import this one
+
+
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -201,10 +223,14 @@ def client_address(request: HttpRequest | Request) -> str:
     return str(BaseThrottle().get_ident(request))
 
 
-def login_throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def login_throttled(
+    view: Callable[..., HttpResponse],
+    per_account: Callable[[HttpRequest, str], None] | None = None,
+) -> Callable[..., HttpResponse]:
     """``view``, a sign-in form outside the API (the admin's), counted against the
     API login's own budget: the same scope, the same address key, so wrong
-    passwords sent to either door add up and neither is a way round the other.
+    passwords sent to either door add up and neither is a way round the other;
+    and ``per_account`` (the form's ``username``) as the API counts it.
     Over the limit: 429 in the one error shape, with ``Retry-After``."""
 
     @functools.wraps(view)
@@ -212,6 +238,8 @@ def login_throttled(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
         if request.method == "POST":
             try:
                 rate_limit("login", client_address(request))
+                if per_account is not None:
+                    per_account(request, str(request.POST.get("username", ""))[:150])
             except Throttled as exc:
                 status, body, headers = describe_error(exc) or (429, {}, {})
                 return JsonResponse(body, status=status, headers=headers)

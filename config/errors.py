@@ -53,6 +53,7 @@ GAME_ERROR_STATUS: dict[type, int] = {
 THROTTLED = {
     "register": "Too many sign-ups from your address",
     "login": "Too many sign-in attempts from your address",
+    "login-account": "Too many sign-in attempts at this account",
     "games": "Too many new games",
     "actions": "Too many moves",
 }

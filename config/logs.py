@@ -90,13 +90,34 @@ def logging_config(*, level: str, fmt: str) -> dict[str, Any]:
                 "formatter": "structlog",
             }
         },
+        "filters": {"one_warning_line": {"()": "config.logs.OneWarningLine"}},
         "root": {"handlers": ["stdout"], "level": level},
         # Django's own handlers (mail to admins, the runserver's console) would
         # write a second, plain line: every record goes to the root's handler.
         "loggers": {
-            name: {"handlers": [], "propagate": True} for name in ("django", "django.server")
+            **{name: {"handlers": [], "propagate": True} for name in ("django", "django.server")},
+            # Daphne's DEBUG lines name each connection's client address, which is
+            # never logged (README, "Logs and errors"): its INFO and above only.
+            "daphne": {"level": max(logging.INFO, logging.getLevelName(level.upper()))},
+            # A request naming a host we do not serve (a scanner's, every few
+            # seconds): the client's doing, so one warning line, no traceback.
+            "django.security.DisallowedHost": {
+                "handlers": [],
+                "propagate": True,
+                "filters": ["one_warning_line"],
+            },
         },
     }
+
+
+class OneWarningLine(logging.Filter):
+    """A record made a plain warning: its level lowered, its traceback dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        return True
 
 
 def bind(**values: Any) -> None:

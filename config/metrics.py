@@ -45,7 +45,7 @@ OUTCOMES = (
     "duplicate",  # a resend of an applied seq: answered again, nothing applied
     "stale",  # 409 seq_conflict: the client is behind (another tab, a lost answer)
     "refused",  # 422 by the rules, or 409 by the game's state (finished, day over)
-    "invalid",  # 400: not a well-formed action
+    "invalid",  # 400, 413, 415 and any other 4xx: not a well-formed action (request)
     "denied",  # 401/403/404: not signed in, not your game, no such game
     "throttled",  # 429
     "unavailable",  # 503: PostgreSQL or Redis did not answer
@@ -124,11 +124,13 @@ def _outcome(status: int, code: str) -> str:
         return "stale" if code == "seq_conflict" else "refused"
     if status == 422:
         return "refused"
-    if status in (400, 413):
-        return "invalid"
     if status in (401, 403, 404):
         return "denied"
-    return {429: "throttled", 503: "unavailable"}.get(status, "error")
+    if status == 429:
+        return "throttled"
+    if 400 <= status < 500:  # 400, 413, 415 (not JSON), 405…: the client's, not ours
+        return "invalid"
+    return {503: "unavailable"}.get(status, "error")
 
 
 def _never_raises(count: Callable[..., None]) -> Callable[..., None]:

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.functional import SimpleLazyObject, empty
+from rest_framework.settings import api_settings
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from games.consumers import CLOSE_UNAVAILABLE
@@ -145,15 +146,19 @@ def _known_user_id(request: HttpRequest) -> int | None:
 
 
 class RequestIdMiddleware(_Middleware):
-    """Every request gets an id: the proxy's ``X-Request-ID`` when it is a sane
-    token (nginx sets ``$request_id``), else a new one. It is echoed in the
+    """Every request gets an id: the proxy's ``X-Request-ID`` when there is a
+    proxy and it is a sane token (nginx sets ``$request_id``), else a new one. It is echoed in the
     answer and is in the context of every log line written while handling it
     (``config/logs.py``), the last of which is the access line: method, path
     (never the query string), status, milliseconds, user — at DEBUG for a
     probe or a scrape answered well."""
 
     def before(self, request: HttpRequest) -> None:
-        given = request.headers.get("X-Request-ID", "")
+        # Believed only behind a proxy (NUM_PROXIES, whose X-Forwarded-For is
+        # believed too; nginx and ingress-nginx set it on every request): facing
+        # clients, an id is the client's to choose, and could pass one's requests
+        # off as another's in the logs (issue 25).
+        given = request.headers.get("X-Request-ID", "") if api_settings.NUM_PROXIES else ""
         rid = given if _GOOD_ID.fullmatch(given) else uuid.uuid4().hex
         request.request_id = rid  # type: ignore[attr-defined]
         request._log_started = time.perf_counter()  # type: ignore[attr-defined]

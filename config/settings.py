@@ -3,8 +3,9 @@
 | variable | meaning | default (embedded) |
 | --- | --- | --- |
 | ``DEBUG`` | ``1`` turns debug on | off |
-| ``SECRET_KEY`` | required unless ``DEBUG`` | a fixed development key, debug only |
-| ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the daily deals | a debug-only key |
+| ``SECRET_KEY`` | required unless ``DEBUG``: 50+ random characters | debug: made, kept |
+| ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the dailies; 32+ characters | as above |
+| ``LOCAL_SECRETS`` | where a debug run keeps the secrets it made (0600) | ``.local/secrets.env`` |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
 | ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
 | ``STATIC_ROOT`` | where ``collectstatic`` writes the static files, hashed | ``staticfiles/`` |
@@ -18,6 +19,9 @@
 | ``DB_LOCK_TIMEOUT`` | seconds a statement may wait for a lock (likewise) | 3 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
 | ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
+| ``LOGIN_ACCOUNT_RATE`` | sign-ins per account, any address (not known browsers) | ``30/hour`` |
+| ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords | 2 |
+| ``PASSWORD_HASH_WAITING`` | sign-ins/-ups that may wait for them; more at once: 503 | 16 |
 | ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
@@ -53,6 +57,7 @@
 
 import os
 import re
+import secrets
 from base64 import b64encode
 from hashlib import sha256
 from pathlib import Path
@@ -77,16 +82,75 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_flag("DEBUG")
-SECRET_KEY = env.get("SECRET_KEY", "")
-# The daily deals' keys come from this secret alone (PRODUCT.md, "Fair daily
-# deals"), not from SECRET_KEY: rotating or leaking one does not touch the other.
-DAILY_DEAL_SECRET = env.get("DAILY_DEAL_SECRET", "")
-_missing = [name for name in ("SECRET_KEY", "DAILY_DEAL_SECRET") if not env.get(name)]
+# The secrets, at least this long (SECRET_KEY: Django's own deploy check asks 50)
+# and not a placeholder. Nothing guessable anywhere (issue 25): a constant debug
+# key let anyone compute a debug instance's dailies from their commitments.
+SECRET_MIN_LENGTH = {"SECRET_KEY": 50, "DAILY_DEAL_SECRET": 32}
+_PLACEHOLDER = re.compile(
+    r"change.?me|replace.?me|example|placeholder|insecure|development|debug|dummy|default"
+    r"|not.?secret|secret.?key|your.?secret|build.?only",
+    re.IGNORECASE,
+)
+
+
+def secret_problem(name: str, value: str) -> str | None:
+    """Why ``value`` will not do as the production ``name``, or None."""
+    if _PLACEHOLDER.search(value):
+        return f"{name} is a placeholder: set a random value (e.g. {SECRET_ADVICE})."
+    if len(value) < SECRET_MIN_LENGTH[name] or len(set(value)) < 10:
+        return (
+            f"{name} is too short or too plain: at least {SECRET_MIN_LENGTH[name]} random "
+            f"characters (e.g. {SECRET_ADVICE})."
+        )
+    return None
+
+
+SECRET_ADVICE = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+
+
+def local_secrets(path: Path, names: list[str]) -> dict[str, str]:
+    """A debug run's secrets: random ones made once per install, kept in ``path``
+    (``.local/secrets.env``, git- and docker-ignored, 0600) and read on later runs."""
+    values: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in names and value.strip():
+                values[key.strip()] = value.strip()
+    if all(name in values for name in names):
+        return values
+    values.update({n: secrets.token_urlsafe(50) for n in names if n not in values})
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        draft = path.with_name(f"{path.name}.{os.getpid()}")
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write("".join(f"{name}={values[name]}\n" for name in names))
+        os.replace(draft, path)
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"Set {' and '.join(names)}: a debug run could not keep random ones in {path} ({exc})."
+        ) from None
+    return values
+
+
+_SECRETS = ["SECRET_KEY", "DAILY_DEAL_SECRET"]
+_missing = [name for name in _SECRETS if not env.get(name)]
 if _missing and not DEBUG:
     # One line of advice (manage.py prints it alone, without a traceback).
     raise ImproperlyConfigured(f"Set {' and '.join(_missing)}, or DEBUG=1 for a local run.")
-SECRET_KEY = SECRET_KEY or "development-only-key-never-use-in-production"
-DAILY_DEAL_SECRET = DAILY_DEAL_SECRET or "development-only-daily-secret-never-use-in-production"
+if not DEBUG:
+    for _name in _SECRETS:
+        if _problem := secret_problem(_name, env[_name]):
+            raise ImproperlyConfigured(_problem)
+_local = (
+    local_secrets(Path(env.get("LOCAL_SECRETS") or BASE_DIR / ".local" / "secrets.env"), _missing)
+    if _missing
+    else {}
+)
+SECRET_KEY = env.get("SECRET_KEY") or _local["SECRET_KEY"]
+# The daily deals' keys come from this secret alone (PRODUCT.md, "Fair daily
+# deals"), not from SECRET_KEY: rotating or leaking one does not touch the other.
+DAILY_DEAL_SECRET = env.get("DAILY_DEAL_SECRET") or _local["DAILY_DEAL_SECRET"]
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # The Django admin's path. Not a secret (the repository is public): off /admin/,
@@ -396,8 +460,11 @@ STORAGES = {
 MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+# Every cookie we set: SameSite=Lax, Secure under HTTPS (below); HttpOnly unless
+# the client reads it (csrftoken: api.js; django_language: settings.js).
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["config.errors.CsrfSessionAuthentication"],
@@ -416,6 +483,8 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {
         "login": env.get("LOGIN_RATE", "10/min"),
+        # Per account name tried, whatever the address (accounts/signin.py).
+        "login-account": env.get("LOGIN_ACCOUNT_RATE", "30/hour"),
         "register": env.get("REGISTER_RATE", "20/hour"),
         "guests": env.get("GUEST_RATE", "30/hour"),
         # Per player, over HTTP and the websocket alike (config.api.rate_limit).
@@ -425,6 +494,11 @@ REST_FRAMEWORK = {
         "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
     },
 }
+# Sign-ins and sign-ups hash a password (~0.4 s of CPU) on threads of their own,
+# off the one every other request runs on (accounts/signin.py).
+PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))
+# … and at most this many more wait for them (a burst of sign-ups); beyond: 503.
+PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Patience Daily API",
     "DESCRIPTION": "Daily deals of Easy Harp and Seahaven Towers; the server is the referee.",
@@ -443,6 +517,7 @@ if env_flag("HTTPS"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(env.get("HSTS_SECONDS", str(365 * 24 * 3600)))
 # Every page runs only our own scripts and styles, from files: no inline script,
 # style element or style attribute, no event handler attribute, no eval (the
@@ -483,6 +558,17 @@ if DEBUG:
             "width: 350px",
         )
     ]
+# ``manage.py check --deploy`` runs in the tests with production settings
+# (tests/api/test_config.py); what it warns of that we leave on purpose:
+SILENCED_SYSTEM_CHECKS = [
+    # SECURE_SSL_REDIRECT: TLS ends at the operator's proxy, which redirects; here it
+    # would redirect the probes (/livez, /readyz), which come over plain HTTP.
+    "security.W008",
+    # HSTS includeSubDomains and preload: commitments about the operator's whole
+    # domain that this service cannot make for them.
+    "security.W005",
+    "security.W021",
+]
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 

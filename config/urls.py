@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView
 
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import GuestView, LoginView, LogoutView, MeView, RegisterView, SettingsView
+from accounts.signin import count_attempt
 from config.api import login_throttled
 from config.csp import csp_report
 from config.exporter import metrics_view
@@ -43,12 +44,12 @@ urlpatterns = [
     path("api/daily/<str:date>/", DailyDayView.as_view(), name="daily-day"),
     path("api/games/", GamesView.as_view(), name="games"),
     path("api/live/", LiveView.as_view(), name="live"),
-    path("api/games/<int:attempt_id>/", GameView.as_view(), name="game"),
-    path("api/games/<int:attempt_id>/actions/", ActionsView.as_view(), name="game-actions"),
-    path("api/games/<int:attempt_id>/resign/", ResignView.as_view(), name="game-resign"),
-    path("api/games/<int:attempt_id>/replay/", ReplayView.as_view(), name="game-replay"),
+    path("api/games/<game_id:attempt_id>/", GameView.as_view(), name="game"),
+    path("api/games/<game_id:attempt_id>/actions/", ActionsView.as_view(), name="game-actions"),
+    path("api/games/<game_id:attempt_id>/resign/", ResignView.as_view(), name="game-resign"),
+    path("api/games/<game_id:attempt_id>/replay/", ReplayView.as_view(), name="game-replay"),
     path(
-        "api/games/<int:attempt_id>/last-winnable/",
+        "api/games/<game_id:attempt_id>/last-winnable/",
         LastWinnableView.as_view(),
         name="game-last-winnable",
     ),
@@ -63,8 +64,8 @@ urlpatterns = [
     ),
     path("api/calendar/", CalendarView.as_view(), name="calendar"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    # The admin at ADMIN_PATH; its sign-in form shares the API login's throttle.
-    path(f"{settings.ADMIN_PATH}login/", login_throttled(admin.site.login)),
+    # The admin at ADMIN_PATH; its sign-in form shares the API login's throttles.
+    path(f"{settings.ADMIN_PATH}login/", login_throttled(admin.site.login, count_attempt)),
     path(settings.ADMIN_PATH, admin.site.urls),
     # The client's strings in the player's language, and switching it (issue 6).
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),

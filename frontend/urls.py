@@ -2,6 +2,8 @@
 
 from django.urls import path
 
+import config.api  # noqa: F401  (registers the game_id path converter)
+
 from . import views
 
 app_name = "frontend"
@@ -10,9 +12,9 @@ urlpatterns = [
     path("", views.lobby, name="lobby"),
     path("signup/", views.signup, name="signup"),
     path("login/", views.login, name="login"),
-    path("play/<int:attempt_id>/", views.play, name="play"),
-    path("watch/<int:attempt_id>/", views.watch, name="watch"),
-    path("replay/<int:attempt_id>/", views.replay, name="replay"),
+    path("play/<game_id:attempt_id>/", views.play, name="play"),
+    path("watch/<game_id:attempt_id>/", views.watch, name="watch"),
+    path("replay/<game_id:attempt_id>/", views.replay, name="replay"),
     path("live/", views.live, name="live"),
     path("leaderboard/", views.leaderboard_today, name="leaderboard-today"),
     path("leaderboard/<str:date>/<str:variant>/", views.leaderboard, name="leaderboard"),

@@ -31,8 +31,8 @@ if "DATABASE_URL" not in os.environ and answers("127.0.0.1", 5432):
     os.environ["DATABASE_URL"] = POSTGRES_URL
 if "REDIS_URL" not in os.environ and answers("127.0.0.1", 6379):
     os.environ["REDIS_URL"] = REDIS_TEST_URL.replace("/15", f"/{15 - _WORKER}")
-os.environ.setdefault("SECRET_KEY", "test-only-secret")
-os.environ.setdefault("DAILY_DEAL_SECRET", "test-only-daily-secret")
+os.environ.setdefault("SECRET_KEY", "tests-only-Qx7vN2pL9kR4mT8wZ3yB6cF1hJ5dG0sAe4uK7iO2")
+os.environ.setdefault("DAILY_DEAL_SECRET", "tests-only-daily-Vb3Nq8Wz1Xk6Ry4Tp9")
 # Tasks run in-process, at once; the tests about a real Celery worker start one
 # (tests/games/test_celery_worker.py) and switch this off around it.
 os.environ.setdefault("CELERY_EAGER", "1")

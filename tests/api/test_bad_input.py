@@ -612,3 +612,18 @@ def test_nul_in_a_player_name_is_a_clean_404(anon):
     tests/hostile/test_schema_fuzz.py, never puts control characters in a path.)"""
     anon.raise_request_exception = False
     assert_error(anon.get("/api/players/a%00b/"), 404, "not_found")
+
+
+def test_a_415_is_counted_as_the_clients_error_not_ours(player, game):
+    """Issue 25: a body that is not JSON was counted as outcome ``error`` (our bug)."""
+    from prometheus_client import REGISTRY
+
+    def counted(outcome: str) -> float:
+        labels = {"transport": "http", "outcome": outcome}
+        return REGISTRY.get_sample_value("patience_actions_total", labels) or 0.0
+
+    before = {outcome: counted(outcome) for outcome in ("invalid", "error")}
+    body = json.dumps({"seq": 0, "action": {"type": "stock"}})
+    assert_error(post_raw(player, actions_path(game), body, "text/plain"), 415)
+    assert counted("invalid") == before["invalid"] + 1
+    assert counted("error") == before["error"]

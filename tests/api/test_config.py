@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,11 @@ from games.models import Action
 from tests.conftest import assert_error, requires_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
+# Production-shaped secrets (config/settings.py refuses short and placeholder ones).
+SECRETS = {
+    "SECRET_KEY": "qN4vR8xT2mK7pW3zB9cH6jL1dF5sG0aYtE4uI8oQ2wZ7nM3rV6",
+    "DAILY_DEAL_SECRET": "Z8kP3mX7qT1vB5nR9wC2hL6jF4dS0gYa",
+}
 
 
 def settings_in_subprocess(
@@ -27,10 +33,12 @@ def settings_in_subprocess(
     clean.pop("DATABASE_URL", None)
     clean.pop("REDIS_URL", None)
     code = f"import config.settings as s; {setup} print({expr})"
+    # A debug run keeps the secrets it makes in a file: not in the checkout's.
+    kept = {"LOCAL_SECRETS": str(Path(tempfile.mkdtemp()) / "secrets.env")}
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**clean, **env},
+        env={**clean, **kept, **env},
         capture_output=True,
         text=True,
         check=False,
@@ -45,20 +53,18 @@ def test_secret_key_is_required_outside_debug():
 
 def test_daily_deal_secret_is_required_outside_debug_and_is_not_secret_key():
     """PRODUCT.md, fair daily deals: the daily keys' secret is a setting of its own."""
-    out = settings_in_subprocess({"SECRET_KEY": "x"}, "s.DEBUG")
+    out = settings_in_subprocess({"SECRET_KEY": SECRETS["SECRET_KEY"]}, "s.DEBUG")
     assert out.returncode != 0
     assert "Set DAILY_DEAL_SECRET" in out.stderr
-    both = settings_in_subprocess(
-        {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}, "s.SECRET_KEY, s.DAILY_DEAL_SECRET"
-    )
-    assert both.stdout.strip() == "x y", both.stderr
+    both = settings_in_subprocess(SECRETS, "s.SECRET_KEY, s.DAILY_DEAL_SECRET")
+    assert both.stdout.split() == [SECRETS["SECRET_KEY"], SECRETS["DAILY_DEAL_SECRET"]], both.stderr
     debug = settings_in_subprocess({"DEBUG": "1"}, "s.DAILY_DEAL_SECRET != s.SECRET_KEY")
     assert debug.stdout.strip() == "True", debug.stderr
 
 
 def test_debug_is_off_unless_asked_and_embedded_defaults_apply():
     out = settings_in_subprocess(
-        {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"},
+        SECRETS,
         "s.DEBUG, s.DATABASES['default']['ENGINE'], s.CACHES['default']['BACKEND']",
     )
     assert out.returncode == 0, out.stderr
@@ -72,8 +78,7 @@ def test_debug_is_off_unless_asked_and_embedded_defaults_apply():
 def test_database_and_redis_urls_are_read():
     out = settings_in_subprocess(
         {
-            "SECRET_KEY": "x",
-            "DAILY_DEAL_SECRET": "y",
+            **SECRETS,
             "DATABASE_URL": "postgres://u@db.example:5433/name",
             "REDIS_URL": "redis://cache.example:6379/1",
             "ALLOWED_HOSTS": "a.example, b.example",
@@ -138,26 +143,32 @@ def test_healthz_is_503_naming_what_is_unreachable(anon, settings):
 
 
 @pytest.mark.django_db
-def test_every_answer_carries_a_request_id(anon):
+def test_every_answer_carries_a_request_id(anon, settings):
     first, second = anon.get("/api/auth/me/"), anon.get("/api/auth/me/")
     assert first["X-Request-ID"] and first["X-Request-ID"] != second["X-Request-ID"]
+    # Facing clients (no proxy: NUM_PROXIES=0) an id is the client's to choose: not believed
+    # (issue 25).
+    direct = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="nginx-abc123")
+    assert direct["X-Request-ID"] != "nginx-abc123"
+    assert len(direct["X-Request-ID"]) == 32
+    # Behind the proxy, its id is the request's, when it is a sane token.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     given = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="nginx-abc123")
     assert given["X-Request-ID"] == "nginx-abc123"
-    forged = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID="bad id\nwith newline")
-    assert forged["X-Request-ID"] != "bad id\nwith newline" and "\n" not in forged["X-Request-ID"]
+    for forged in ("bad id\nwith newline", "x" * 65, ""):
+        answer = anon.get("/api/auth/me/", HTTP_X_REQUEST_ID=forged)
+        assert answer["X-Request-ID"] != forged and len(answer["X-Request-ID"]) == 32
 
 
 def test_behind_an_https_proxy_cookies_are_secure_and_hsts_is_on():
     expr = (
-        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS > 0, "
-        "s.SECURE_PROXY_SSL_HEADER"
+        "s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.LANGUAGE_COOKIE_SECURE, "
+        "s.SECURE_HSTS_SECONDS > 0, s.SECURE_PROXY_SSL_HEADER"
     )
-    out = settings_in_subprocess({"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y", "HTTPS": "1"}, expr)
+    out = settings_in_subprocess({**SECRETS, "HTTPS": "1"}, expr)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "True True True ('HTTP_X_FORWARDED_PROTO', 'https')"
-    plain = settings_in_subprocess(
-        {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}, "hasattr(s, 'SESSION_COOKIE_SECURE')"
-    )
+    assert out.stdout.strip() == "True True True True ('HTTP_X_FORWARDED_PROTO', 'https')"
+    plain = settings_in_subprocess(SECRETS, "hasattr(s, 'SESSION_COOKIE_SECURE')")
     assert plain.stdout.strip() == "False"  # plain HTTP (the embedded run, the tests)
 
 
@@ -229,7 +240,10 @@ def test_manage_py_without_its_secrets_says_what_to_set_in_one_line():
     clean = {k: v for k, v in os.environ.items() if k not in secrets}
     for env, advice in (
         ({}, "Set SECRET_KEY and DAILY_DEAL_SECRET, or DEBUG=1 for a local run."),
-        ({"SECRET_KEY": "x"}, "Set DAILY_DEAL_SECRET, or DEBUG=1 for a local run."),
+        (
+            {"SECRET_KEY": SECRETS["SECRET_KEY"]},
+            "Set DAILY_DEAL_SECRET, or DEBUG=1 for a local run.",
+        ),
     ):
         out = subprocess.run(
             [sys.executable, "manage.py", "check"],
@@ -242,3 +256,70 @@ def test_manage_py_without_its_secrets_says_what_to_set_in_one_line():
         assert out.returncode == 1
         assert out.stderr.strip().splitlines() == [f"manage.py: {advice}"], out.stderr
         assert "Traceback" not in out.stderr and not out.stdout
+
+
+def test_production_refuses_placeholder_short_and_plain_secrets():
+    """Issue 25: the .env.example placeholders were accepted by the production settings."""
+    example = dict(
+        line.split("=", 1)
+        for line in (ROOT / ".env.example").read_text().splitlines()
+        if line.startswith(("SECRET_KEY=", "DAILY_DEAL_SECRET="))
+    )
+    assert set(example) == {"SECRET_KEY", "DAILY_DEAL_SECRET"}
+    refused = [
+        (example, "SECRET_KEY is a placeholder"),
+        ({**SECRETS, "DAILY_DEAL_SECRET": example["DAILY_DEAL_SECRET"]}, "DAILY_DEAL_SECRET is a"),
+        ({**SECRETS, "SECRET_KEY": "x"}, "SECRET_KEY is too short"),
+        ({**SECRETS, "DAILY_DEAL_SECRET": SECRETS["DAILY_DEAL_SECRET"][:31]}, "too short"),
+        ({**SECRETS, "SECRET_KEY": "ab" * 40}, "SECRET_KEY is too short or too plain"),
+        ({**SECRETS, "SECRET_KEY": "django-insecure-" + SECRETS["SECRET_KEY"]}, "placeholder"),
+    ]
+    for env, message in refused:
+        out = settings_in_subprocess(env, "s.DEBUG")
+        assert out.returncode != 0 and message in out.stderr, (env, out.stderr[-300:])
+        assert "ImproperlyConfigured" in out.stderr
+    assert settings_in_subprocess(SECRETS, "s.DEBUG").stdout.split() == ["False"]
+
+
+def test_a_debug_run_makes_its_secrets_once_per_install(tmp_path):
+    """Issue 25: a constant debug DAILY_DEAL_SECRET let anyone compute a debug
+    instance's dailies from their commitments. Now each install makes its own,
+    random, kept 0600 in a git-ignored file and read again on later runs."""
+    expr = "s.SECRET_KEY, s.DAILY_DEAL_SECRET"
+    first, again, other = (
+        settings_in_subprocess({"DEBUG": "1", "LOCAL_SECRETS": str(path)}, expr).stdout.split()
+        for path in (tmp_path / "a" / "s.env", tmp_path / "a" / "s.env", tmp_path / "b.env")
+    )
+    assert first == again  # read on the later run
+    assert first[0] != other[0] and first[1] != other[1]  # another install: its own
+    assert first[0] != first[1] and all(len(value) >= 50 for value in first)
+    assert ((tmp_path / "a" / "s.env").stat().st_mode & 0o777) == 0o600
+    assert ((tmp_path / "a").stat().st_mode & 0o777) == 0o700
+    # The default place is ignored by git and docker.
+    assert "/.local/" in (ROOT / ".gitignore").read_text().split()
+    assert ".local" in (ROOT / ".dockerignore").read_text().split()
+    assert "development-only" not in (ROOT / "config" / "settings.py").read_text()
+
+
+# What `manage.py check --deploy` may say with production settings: nothing but
+# the silences of config/settings.py (SILENCED_SYSTEM_CHECKS, each with its reason).
+DEPLOY_SILENCES = {"security.W005", "security.W008", "security.W021"}
+
+
+def test_check_deploy_passes_with_production_settings(tmp_path):
+    assert set(settings.SILENCED_SYSTEM_CHECKS) == DEPLOY_SILENCES
+    secrets = ("SECRET_KEY", "DAILY_DEAL_SECRET", "DEBUG", "DJANGO_SETTINGS_MODULE")
+    clean = {k: v for k, v in os.environ.items() if k not in secrets}
+    clean.pop("DATABASE_URL", None)
+    clean.pop("REDIS_URL", None)
+    env = {**clean, **SECRETS, "HTTPS": "1", "ALLOWED_HOSTS": "patience.example"}
+    out = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "no issues (3 silenced)" in out.stdout, out.stdout

@@ -5,6 +5,7 @@ config -q`` and read for what it must hold."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -121,3 +122,30 @@ def test_the_env_example_names_only_settings_that_are_read():
         if line and not line.startswith("#"):
             name = line.split("=", 1)[0]
             assert f'"{name}"' in settings_text or f"${{{name}" in compose_text, name
+
+
+def forwarded_proto(conf: str, header: str | None, scheme: str) -> str:
+    """What nginx.conf sends daphne as X-Forwarded-Proto, read offline: its
+    ``proxy_set_header`` and the ``map`` it names (exact keys and ``default``)."""
+    sent = re.search(r"proxy_set_header X-Forwarded-Proto (\$\w+);", conf)
+    assert sent, "nginx sets X-Forwarded-Proto"
+    variable = sent[1]
+    if variable == "$scheme":
+        return scheme
+    pattern = r"map \$http_x_forwarded_proto " + re.escape(variable) + r" \{([^}]*)\}"
+    block = re.search(pattern, conf)
+    assert block, f"{variable} is a map of the incoming X-Forwarded-Proto"
+    entries = dict(
+        line.strip().rstrip(";").split() for line in block[1].splitlines() if line.strip()
+    )
+    value = entries.get(header, entries["default"]) if header else entries["default"]
+    return scheme if value == "$scheme" else value
+
+
+def test_nginx_passes_the_outer_proxys_scheme_through():
+    """Issue 25: nginx overwrote X-Forwarded-Proto with its own scheme (http, from
+    the outer TLS proxy), so with HTTPS=1 no request looked secure: no HSTS."""
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert forwarded_proto(conf, "https", "http") == "https"  # behind the TLS proxy
+    assert forwarded_proto(conf, None, "http") == "http"  # nginx faces clients itself
+    assert forwarded_proto(conf, "gopher", "http") == "http"  # nonsense is not passed on

@@ -12,6 +12,7 @@ from io import StringIO
 
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
@@ -55,7 +56,7 @@ def test_candidates_are_secret_long_codes_not_public_numbered_deals():
             code = GameCode.parse(text)
             assert code.long and code.variant_id == variant and len(code.deal) == 26
             digest = hmac.new(
-                b"test-only-daily-secret",
+                settings.DAILY_DEAL_SECRET.encode(),  # tests/settings.py
                 f"daily:{DAY.isoformat()}:{variant}:{index}".encode(),
                 hashlib.sha256,
             ).digest()

@@ -48,7 +48,7 @@ from deploy.stack import (
 )
 from games.engine import ALL_VARIANTS, Game, load_game
 from games.tasks import verify_attempt
-from tests.api.test_config import settings_in_subprocess
+from tests.api.test_config import SECRETS, settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, code_secrets, hidden_only, hidden_runs
 from tests.players import open_socket
@@ -251,7 +251,7 @@ def assert_nothing_hidden(texts: list[str], games: list[Game]) -> None:
 
 
 def test_log_format_is_json_unless_debug_and_nothing_else():
-    base = {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}
+    base = SECRETS
     assert settings_in_subprocess(base, "s.LOG_FORMAT").stdout.split() == ["json"]
     assert settings_in_subprocess({"DEBUG": "1"}, "s.LOG_FORMAT").stdout.split() == ["console"]
     bad = settings_in_subprocess({**base, "LOG_FORMAT": "xml"}, "s.LOG_FORMAT")

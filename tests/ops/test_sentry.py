@@ -39,7 +39,7 @@ from deploy.stack import (
     stop,
 )
 from games.engine import new_game
-from tests.api.test_config import settings_in_subprocess
+from tests.api.test_config import SECRETS, settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, hidden_only
 from tests.ops.failing_urls import CODE
@@ -105,7 +105,7 @@ def test_sentry_is_set_up_only_with_a_dsn_and_personal_data_off():
         "import sentry_sdk;"
         " OPTIONS = ('send_default_pii', 'include_local_variables', 'traces_sample_rate');"
     )
-    base = {"SECRET_KEY": "x", "DAILY_DEAL_SECRET": "y"}
+    base = SECRETS
     off = settings_in_subprocess(base, check, setup)
     assert off.returncode == 0, off.stderr
     assert off.stdout.split()[0] == "False"  # no client: nothing is ever sent
