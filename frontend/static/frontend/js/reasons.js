@@ -100,6 +100,9 @@ const SERVICE = {
       : {
           register: gettext("Too many sign-ups from your address: try again in %(wait)s."),
           login: gettext("Too many sign-in attempts from your address: try again in %(wait)s."),
+          "login-account": gettext(
+            "Too many sign-in attempts at this account: try again in %(wait)s.",
+          ),
           games: gettext("Too many new games: try again in %(wait)s."),
           actions: gettext("Too many moves: try again in %(wait)s."),
         }[p.scope] || gettext("Too many requests: try again in %(wait)s."),
