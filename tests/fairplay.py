@@ -126,18 +126,23 @@ def with_detours(
     code: str, line: Sequence[dict[str, Any]], at: Iterable[int]
 ) -> list[dict[str, Any]]:
     """``line`` with, before each index in ``at``, a different card move tried and
-    undone: a player looking at where a card would go, then thinking better of it."""
+    undone: a player looking at where a card would go, then thinking better of it.
+    Where no other card move exists (the day's deal decides), the detour is
+    taken at the next index that has one."""
     at = set(at)
     game = new_game(code)
     out: list[dict[str, Any]] = []
+    owed = 0
     for index, action in enumerate(line):
-        if index in at:
+        owed += index in at
+        if owed:
             planned = game.parse_action(action)
             for move in game.legal_moves:
                 if move.type == "move" and move != planned and move != game.resolve(planned):
                     out += [move.to_json(), {"type": "undo"}]
                     game.apply(move)
                     game.apply(Undo())
+                    owed -= 1
                     break
         out.append(game.apply(game.parse_action(action)).to_json())
     return out
