@@ -28,6 +28,7 @@ from config.errors import ApiError
 from .models import User
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
+from .sockets import sockets_close
 
 
 class SettingsSerializer(StrictSerializer):
@@ -194,8 +195,11 @@ class LogoutView(APIView):
 
     @extend_schema(request=None, responses={200: MeSerializer})
     def post(self, request: Request) -> Response:
+        user_id = request.user.pk if request.user.is_authenticated else None
         logout(request._request)
         request.user = AnonymousUser()
+        if user_id is not None:  # its open game sockets stop acting for it (issue 25)
+            sockets_close(user_id=user_id)
         return Response(me_json(request))
 
 

@@ -1,13 +1,75 @@
-"""The ASGI application daphne serves: HTTP through Django, websockets through
-Channels — only from allowed origins, with the session's user in the scope."""
+"""The ASGI application daphne serves: HTTP through Django (no body over
+``MAX_BODY_BYTES`` read), websockets through Channels — only from the site's
+own origin, with the session's user in the scope."""
 
+import json
 import os
+from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import django
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponseBase
+from django.http.request import split_domain_port, validate_host
+
+from config.errors import error_body
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class BodyLimit:
+    """Refuse a request body over ``MAX_BODY_BYTES`` before anything reads it
+    (issue 25): at once with 413 when its Content-Length says so, and as soon as
+    a body without one (chunked) grows past it — Django would otherwise take the
+    whole body into a file first and parse it, however big (a 40 MB form stalled
+    every socket of the daphne). The rest of such a body is never read."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = settings.MAX_BODY_BYTES
+        length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await self.refuse(send, limit)
+            return
+        read = 0
+        refused = False
+
+        async def receive_bounded() -> dict[str, Any]:
+            nonlocal read, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                read += len(message.get("body", b""))
+                if read > limit:  # the app is told the client went away: it stops reading
+                    refused = True
+                    return {"type": "http.disconnect"}
+            return message
+
+        async def send_unless_refused(message: dict[str, Any]) -> None:
+            if not refused:
+                await send(message)
+
+        await self.app(scope, receive_bounded, send_unless_refused)
+        if refused:
+            await self.refuse(send, limit)
+
+    @staticmethod
+    async def refuse(send: Send, limit: int) -> None:
+        message = f"The request body is over {limit // 1024} KiB."
+        body = json.dumps(error_body("too_large", message)).encode()
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        await send({"type": "http.response.start", "status": 413, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 class OneCrossingHandler(ASGIHandler):
@@ -34,15 +96,65 @@ http_application = OneCrossingHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.security.websocket import WebsocketDenier  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
 
+DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _origin(scheme: str, netloc: str) -> str | None:
+    """``scheme://host:port``, lowercased, the port always written; None if
+    ``netloc`` is no host."""
+    host, port = split_domain_port(netloc.lower())
+    if not host or scheme not in DEFAULT_PORTS:
+        return None
+    return f"{scheme}://{host}:{port or DEFAULT_PORTS[scheme]}"
+
+
+def allowed_origin(scope: Scope) -> bool:
+    """The handshake's Origin is the site's own — scheme, host and port: the scheme
+    as Django reads it (``HTTPS`` and the proxy's X-Forwarded-Proto, or daphne's
+    own TLS), host and port from the Host header, which ``ALLOWED_HOSTS`` must
+    take — or one of ``CSRF_TRUSTED_ORIGINS``. Channels' own validator compared
+    the host only, so ``http://localhost:9999`` passed for a site on :8000."""
+    headers = dict(scope.get("headers", []))
+    origin = headers.get(b"origin", b"").decode("latin-1")
+    parsed = urlsplit(origin)
+    claimed = _origin(parsed.scheme, parsed.netloc)
+    if claimed is None:
+        return False
+    trusted = {urlsplit(o) for o in settings.CSRF_TRUSTED_ORIGINS}
+    if claimed in {_origin(t.scheme, t.netloc) for t in trusted}:
+        return True
+    host = headers.get(b"host", b"").decode("latin-1")
+    if not validate_host(split_domain_port(host.lower())[0], settings.ALLOWED_HOSTS):
+        return False
+    secure = scope.get("scheme") == "wss"
+    proxy_header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
+    if proxy_header:  # as HttpRequest.is_secure() reads it
+        name = proxy_header[0].removeprefix("HTTP_").lower().replace("_", "-").encode()
+        if name in headers:
+            said = headers[name].decode("latin-1").split(",", 1)[0].strip()
+            secure = said == proxy_header[1]
+    return claimed == _origin("https" if secure else "http", host)
+
+
+class OriginCheck:
+    """Refuse a websocket from another origin during the handshake (HTTP 403)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> Any:
+        if not allowed_origin(scope):
+            return await WebsocketDenier()(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 application = ProtocolTypeRouter(
     {
-        "http": http_application,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "http": BodyLimit(http_application),
+        "websocket": OriginCheck(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
