@@ -15,8 +15,6 @@ from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponseBase
 from django.http.request import split_domain_port, validate_host
 
-from config.errors import error_body
-
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -90,14 +88,82 @@ class OneCrossingHandler(ASGIHandler):
         return response
 
 
+def _too_large_response() -> bytes:
+    limit = settings.MAX_BODY_BYTES
+    body = json.dumps(error_body("too_large", f"The request body is over {limit // 1024} KiB."))
+    head = (
+        "HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return (head + body).encode()
+
+
+def bound_daphne_bodies() -> None:
+    """Daphne takes a whole request body (to a temporary file, then into the
+    application's queue, all of it in memory at once) before the application
+    hears of the request: 40 MB posted cost the daphne 40 MB and more whatever the
+    application answered. Here its request refuses a body over
+    ``MAX_BODY_BYTES`` as it arrives — at the headers when Content-Length says so,
+    else (chunked) as soon as it grows past — with the 413 written at once, the
+    rest read and dropped (closing at once would reset the connection, and the
+    client could lose the answer), and the connection closed at its end. Nothing
+    of it reaches the application. ``BodyLimit`` does the same for any other
+    server."""
+    try:
+        from daphne.http_protocol import WebRequest
+    except ImportError:  # not under daphne
+        return
+    if getattr(WebRequest, "bounded_bodies", False):
+        return
+    got_length, take_chunk, process = (
+        WebRequest.gotLength,
+        WebRequest.handleContentChunk,
+        WebRequest.process,
+    )
+
+    def refuse(request: Any) -> None:
+        request.body_refused = True
+        request.channel.transport.write(_too_large_response())
+
+    def gotLength(self: Any, length: int | None) -> None:
+        self.body_read, self.body_refused = 0, False
+        if length is not None and length > settings.MAX_BODY_BYTES:
+            got_length(self, 0)  # an empty buffer: nothing of this body is kept
+            refuse(self)
+            return
+        got_length(self, length)
+
+    def handleContentChunk(self: Any, data: bytes) -> None:
+        if self.body_refused:
+            return
+        self.body_read += len(data)
+        if self.body_read > settings.MAX_BODY_BYTES:
+            refuse(self)
+            return
+        take_chunk(self, data)
+
+    def process_unless_refused(self: Any) -> Any:
+        if getattr(self, "body_refused", False):
+            self.channel.transport.loseConnection()
+            return None
+        return process(self)
+
+    WebRequest.gotLength = gotLength
+    WebRequest.handleContentChunk = handleContentChunk
+    WebRequest.process = process_unless_refused
+    WebRequest.bounded_bodies = True
+
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup(set_prefix=False)  # as get_asgi_application(), before the imports below
 http_application = OneCrossingHandler()
+bound_daphne_bodies()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import WebsocketDenier  # noqa: E402
 
+from config.errors import error_body  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 DEFAULT_PORTS = {"http": "80", "https": "443"}
