@@ -6,14 +6,13 @@ import json
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import django
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
-from django.http import HttpRequest, HttpResponseBase
-from django.http.request import split_domain_port, validate_host
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.middleware.csrf import CsrfViewMiddleware
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -166,44 +165,36 @@ from channels.security.websocket import WebsocketDenier  # noqa: E402
 from config.errors import error_body  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
-DEFAULT_PORTS = {"http": "80", "https": "443"}
 
+class Handshake(HttpRequest):
+    """A websocket handshake seen as Django sees a request: its headers in
+    ``META``, its scheme ``https`` when daphne itself speaks TLS."""
 
-def _origin(scheme: str, netloc: str) -> str | None:
-    """``scheme://host:port``, lowercased, the port always written; None if
-    ``netloc`` is no host."""
-    host, port = split_domain_port(netloc.lower())
-    if not host or scheme not in DEFAULT_PORTS:
-        return None
-    return f"{scheme}://{host}:{port or DEFAULT_PORTS[scheme]}"
+    def __init__(self, scope: Scope) -> None:
+        super().__init__()
+        self.tls = scope.get("scheme") == "wss"
+        for name, value in scope.get("headers", []):
+            key = "HTTP_" + name.decode("latin-1").upper().replace("-", "_")
+            text = value.decode("latin-1")
+            self.META[key] = f"{self.META[key]},{text}" if key in self.META else text
+
+    def _get_scheme(self) -> str:
+        return "https" if self.tls else "http"
 
 
 def allowed_origin(scope: Scope) -> bool:
-    """The handshake's Origin is the site's own — scheme, host and port: the scheme
-    as Django reads it (``HTTPS`` and the proxy's X-Forwarded-Proto, or daphne's
-    own TLS), host and port from the Host header, which ``ALLOWED_HOSTS`` must
-    take — or one of ``CSRF_TRUSTED_ORIGINS``. Channels' own validator compared
-    the host only, so ``http://localhost:9999`` passed for a site on :8000."""
-    headers = dict(scope.get("headers", []))
-    origin = headers.get(b"origin", b"").decode("latin-1")
-    parsed = urlsplit(origin)
-    claimed = _origin(parsed.scheme, parsed.netloc)
-    if claimed is None:
+    """The handshake's Origin is the site's own, compared exactly as Django's CSRF
+    check compares a POST's (scheme, host and port): the scheme as Django reads
+    it (``HTTPS`` and the proxy's X-Forwarded-Proto), host and port from the Host
+    header, which ``ALLOWED_HOSTS`` must take — or one of
+    ``CSRF_TRUSTED_ORIGINS``. What signs a player in may open their sockets, and
+    nothing else. Channels' own validator compared the host only, so
+    ``http://localhost:9999`` passed for a site on :8000 (issue 25)."""
+    request = Handshake(scope)
+    if not request.META.get("HTTP_ORIGIN"):
         return False
-    trusted = {urlsplit(o) for o in settings.CSRF_TRUSTED_ORIGINS}
-    if claimed in {_origin(t.scheme, t.netloc) for t in trusted}:
-        return True
-    host = headers.get(b"host", b"").decode("latin-1")
-    if not validate_host(split_domain_port(host.lower())[0], settings.ALLOWED_HOSTS):
-        return False
-    secure = scope.get("scheme") == "wss"
-    proxy_header = getattr(settings, "SECURE_PROXY_SSL_HEADER", None)
-    if proxy_header:  # as HttpRequest.is_secure() reads it
-        name = proxy_header[0].removeprefix("HTTP_").lower().replace("_", "-").encode()
-        if name in headers:
-            said = headers[name].decode("latin-1").split(",", 1)[0].strip()
-            secure = said == proxy_header[1]
-    return claimed == _origin("https" if secure else "http", host)
+    # A fresh one each time: it reads CSRF_TRUSTED_ORIGINS once per instance.
+    return CsrfViewMiddleware(lambda r: HttpResponse())._origin_verified(request)
 
 
 class OriginCheck:

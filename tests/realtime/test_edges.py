@@ -194,7 +194,7 @@ async def test_signing_out_closes_the_players_game_and_watch_sockets(make_player
     ("origin", "host", "headers", "accepted"),
     [
         ("http://localhost", "localhost", {}, True),
-        ("http://localhost:80", "localhost", {}, True),
+        ("http://localhost:80", "localhost", {}, False),  # browsers never write it
         ("http://localhost:8000", "localhost:8000", {}, True),
         ("http://localhost:9999", "localhost:8000", {}, False),  # another port
         ("http://localhost:9999", "localhost", {}, False),
