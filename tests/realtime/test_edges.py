@@ -352,27 +352,3 @@ async def test_sockets_cancelled_under_the_server_are_counted_closed(make_player
         for sock in socks:
             await sock.disconnect()
     assert gauge() == start_figures
-
-
-@pytest.mark.parametrize("backend", ["in-process", "redis"])
-def test_the_counts_take_renew_release_and_expire(backend, settings, monkeypatch):
-    """Both stores of the caps (Redis across daphnes; in process without it)."""
-    if backend == "redis" and not settings.REDIS_URL:
-        pytest.skip("needs the real Redis")
-    slots = consumers._LocalSlots() if backend == "in-process" else consumers._RedisSlots()
-    caps = [("sockets:test:a", 2), ("sockets:test:b", 5)]
-    for key, _ in caps:
-        slots.release("x", [key])
-    assert slots.take("one", caps) is None
-    assert slots.take("two", caps) is None
-    assert slots.take("three", caps) == "sockets:test:a"  # refused, and not counted
-    slots.release("one", ["sockets:test:a", "sockets:test:b"])
-    assert slots.take("three", caps) is None
-    now = time.time()
-    monkeypatch.setattr(consumers, "time", SimpleNamespace(time=lambda: now + 40))
-    slots.renew("two", ["sockets:test:a", "sockets:test:b"])  # "three" is not renewed
-    monkeypatch.setattr(consumers, "time", SimpleNamespace(time=lambda: now + 70))
-    assert slots.take("four", caps) is None  # "three" has expired; "two" holds on
-    assert slots.take("five", caps) == "sockets:test:a"
-    slots.release("two", ["sockets:test:a", "sockets:test:b"])
-    slots.release("four", ["sockets:test:a", "sockets:test:b"])
