@@ -24,6 +24,7 @@ from channels.db import database_sync_to_async as _database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.http import HttpRequest
+from django_redis import get_redis_connection
 
 from accounts.sockets import user_group
 from config import logs, metrics
@@ -126,9 +127,7 @@ class _RedisSlots:
     channel names scored by when their place expires."""
 
     def client(self) -> Any:
-        from django_redis import get_redis_connection
-
-        return get_redis_connection("default")
+        return get_redis_connection("default")  # the cache's, on REDIS_URL
 
     def take(self, channel: str, caps: list[tuple[str, int]]) -> str | None:
         now = time.time()
