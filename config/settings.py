@@ -20,7 +20,7 @@
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
-| ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames a socket may send a second; at once | 30, 300 |
+| ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames a socket may send a second; at once | 30, 600 |
 | ``WS_MAX_PER_PLAYER``, ``WS_MAX_PER_ADDRESS`` | sockets open, all daphnes (0: none) | 16, 300 |
 | ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
@@ -390,10 +390,11 @@ REST_FRAMEWORK = {
 }
 # Websockets (games/consumers.py): every frame a socket sends takes a token of a
 # bucket of WS_FRAME_BURST refilled at WS_FRAME_RATE a second (over it: closed,
-# 4429); sockets open at once per player and per address, counted in Redis
+# 4429; the burst is ACTION_RATE's minute, so fast play meets its 429 first);
+# sockets open at once per player and per address, counted in Redis
 # across every daphne (over a cap: refused, 4429).
 WS_FRAME_RATE = float(env.get("WS_FRAME_RATE", "30"))
-WS_FRAME_BURST = int(env.get("WS_FRAME_BURST", "300"))
+WS_FRAME_BURST = int(env.get("WS_FRAME_BURST", "600"))
 WS_MAX_PER_PLAYER = int(env.get("WS_MAX_PER_PLAYER", "16"))
 WS_MAX_PER_ADDRESS = int(env.get("WS_MAX_PER_ADDRESS", "300"))
 SPECTACULAR_SETTINGS = {
