@@ -29,6 +29,7 @@ from .models import User
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
 from .signin import count_attempt, remember_device
+from .sockets import sockets_close
 
 
 class SettingsSerializer(StrictSerializer):
@@ -208,8 +209,11 @@ class LogoutView(APIView):
 
     @extend_schema(request=None, responses={200: MeSerializer})
     def post(self, request: Request) -> Response:
+        user_id = request.user.pk if request.user.is_authenticated else None
         logout(request._request)
         request.user = AnonymousUser()
+        if user_id is not None:  # its open game sockets stop acting for it (issue 25)
+            sockets_close(user_id=user_id)
         return Response(me_json(request))
 
 

@@ -26,6 +26,9 @@
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
+| ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
+| ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames a socket may send a second; at once | 30, 600 |
+| ``WS_MAX_PER_PLAYER``, ``WS_MAX_PER_ADDRESS`` | sockets open, all daphnes (0: none) | 16, 300 |
 | ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``LOG_FORMAT`` | ``json`` (one object a line), ``console`` | ``console`` if ``DEBUG``, else json |
@@ -457,7 +460,9 @@ STORAGES = {
     "staticfiles": {"BACKEND": "config.storage.StaticStorage"},
 }
 
-MAX_BODY_BYTES = 64 * 1024  # PRODUCT.md: a body over 64 KiB is refused with 413
+# PRODUCT.md: a body over 64 KiB is refused with 413 — before it is read
+# (config/asgi.py BodyLimit). The admin's forms and sign-in are far smaller.
+MAX_BODY_BYTES = int(env.get("MAX_BODY_BYTES", str(64 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
 # Every cookie we set: SameSite=Lax, Secure under HTTPS (below); HttpOnly unless
@@ -499,6 +504,15 @@ REST_FRAMEWORK = {
 PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))
 # … and at most this many more wait for them (a burst of sign-ups); beyond: 503.
 PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
+# Websockets (games/consumers.py): every frame a socket sends takes a token of a
+# bucket of WS_FRAME_BURST refilled at WS_FRAME_RATE a second (over it: closed,
+# 4429; the burst is ACTION_RATE's minute, so fast play meets its 429 first);
+# sockets open at once per player and per address, counted in Redis
+# across every daphne (over a cap: refused, 4429).
+WS_FRAME_RATE = float(env.get("WS_FRAME_RATE", "30"))
+WS_FRAME_BURST = int(env.get("WS_FRAME_BURST", "600"))
+WS_MAX_PER_PLAYER = int(env.get("WS_MAX_PER_PLAYER", "16"))
+WS_MAX_PER_ADDRESS = int(env.get("WS_MAX_PER_ADDRESS", "300"))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Patience Daily API",
     "DESCRIPTION": "Daily deals of Easy Harp and Seahaven Towers; the server is the referee.",

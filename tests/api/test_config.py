@@ -226,7 +226,7 @@ async def test_an_api_request_crosses_to_a_thread_once_not_once_per_middleware_h
     assert await http_get(ours, "/api/daily/") == 200
     assert hops.count == 3, hops.count
     # The production app routes HTTP to it.
-    assert application.application_mapping["http"].__class__ is OneCrossingHandler
+    assert application.application_mapping["http"].app.__class__ is OneCrossingHandler
 
     djangos = ASGIHandler()
     hops.count = 0

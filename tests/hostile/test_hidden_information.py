@@ -149,11 +149,12 @@ def check_unnamed(body: Any, never: tuple[str, ...], where: str) -> None:
         assert secret not in text, f"{where}: names a running daily deal ({secret})"
 
 
-def check_body(body: Any, game: Game, where: str) -> None:
-    """An HTTP body or websocket message about ``game``: exact views, no hidden card."""
+def check_body(body: Any, game: Game, where: str, owner: bool = True) -> None:
+    """An HTTP body or websocket message about ``game``: exact views, no hidden card.
+    Only the player (``owner``) gets its targets (a spectator none: issue 25)."""
     attempt = body.get("game", body) if isinstance(body, dict) else None
     if isinstance(attempt, dict) and "view" in attempt:
-        playing = attempt["status"] == "playing"
+        playing = owner and attempt["status"] == "playing"
         check_view(attempt["view"], game, owner_playing=playing, where=where)
     check_hidden(body, game, where)
 
@@ -375,7 +376,8 @@ class Watch:
         # An event shows the game after its v; an error, the game as it is.
         v = message["v"] if "game" in message else table.seq
         game = table.states[v] if v in table.states else await in_thread(table.at)(v)
-        check_body(message, game, f"ws {self.role} #{table.id} {table.code}")
+        owner = self.role != "spectator"
+        check_body(message, game, f"ws {self.role} #{table.id} {table.code}", owner)
         check_unnamed(message, self.tally.never, f"ws {self.role} #{table.id}")
         self.tally.ws[f"{self.role} {message['type']}"] += 1
         self.tally.unwinnable += bool(message.get("game", {}).get("unwinnable"))

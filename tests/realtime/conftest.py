@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from config.asgi import application
 
 ORIGIN = (b"origin", b"http://localhost")
+HOST = (b"host", b"localhost")  # as a browser sends it: the Origin is checked against it
 
 
 class Socket(WebsocketCommunicator):
@@ -27,7 +28,7 @@ class Socket(WebsocketCommunicator):
 
 def socket_for(path: str, client: Any = None, origin: tuple[bytes, bytes] = ORIGIN) -> Socket:
     """A socket on ``path`` carrying ``client``'s session cookie (if any)."""
-    headers = [origin]
+    headers = [HOST, origin]
     if client is not None:
         cookie = "; ".join(f"{k}={v.value}" for k, v in client.cookies.items())
         headers.append((b"cookie", cookie.encode()))

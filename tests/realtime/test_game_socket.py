@@ -150,6 +150,11 @@ def without_targets(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k != "targets"}
 
 
+def as_spectator(game: dict[str, Any]) -> dict[str, Any]:
+    """The player's game as a spectator gets it: no ``targets``, no ``finish``."""
+    return {**game, "view": {**game["view"], "targets": [], "finish": []}}
+
+
 # --- playing to a win ----------------------------------------------------------------------
 
 
@@ -390,13 +395,14 @@ async def test_the_sender_gets_its_ack_and_every_other_socket_the_state(make_pla
     for other in (tab, watcher):
         state = await other.recv()
         assert state["type"] == "state" and state["v"] == 1, state
-        assert state["game"] == ack["game"]
+        assert ack["game"]["view"]["targets"]
+        assert state["game"] == (ack["game"] if other is tab else as_spectator(ack["game"]))
     assert await player.receive_nothing(timeout=0.3)
 
     # The tab plays the next one: now the first socket hears it, the tab only its ack.
     ack = await act(tab, 1, line[1])
-    for other in (player, watcher):
-        assert await other.recv() == {"type": "state", "v": 2, "game": ack["game"]}
+    assert await player.recv() == {"type": "state", "v": 2, "game": ack["game"]}
+    assert await watcher.recv() == {"type": "state", "v": 2, "game": as_spectator(ack["game"])}
     assert await tab.receive_nothing(timeout=0.3)
 
     # Over HTTP no socket sent it: all three hear it.
@@ -407,7 +413,8 @@ async def test_the_sender_gets_its_ack_and_every_other_socket_the_state(make_pla
     for sock in (player, tab, watcher):
         state = await sock.recv()
         assert state["type"] == "state" and state["v"] == 3, state
-        assert state["game"]["view"] == response.json()["view"]
+        game = response.json() if sock is not watcher else as_spectator(response.json())
+        assert state["game"]["view"] == game["view"]
 
     # A resignation from the tab: its ack; the others the finished game.
     await tab.send({"type": "resign"})
@@ -574,10 +581,11 @@ async def test_close_codes(make_player, sockets):
     await refused_with(sockets, "/ws/games/abc/", alice, 4404)
     await refused_with(sockets, "/ws/nope/", alice, 4404)
     await refused_with(sockets, "/ws/nope/", None, 4404)
-    await refused_with(sockets, "/ws/leaderboard/2026-13-01/SH1-C4/", None, 4400)
-    await refused_with(sockets, "/ws/leaderboard/yesterday/SH1-C4/", None, 4400)
-    await refused_with(sockets, "/ws/leaderboard/2026-01-01/SH1-C9/", None, 4400)
-    await refused_with(sockets, "/ws/leaderboard/2026-01-01/XX/", None, 4400)
+    # A bad board says why first, in the REST leaderboard's words (issue 25).
+    await refused_with(sockets, "/ws/leaderboard/2026-13-01/SH1-C4/", None, 4400, "bad_date")
+    await refused_with(sockets, "/ws/leaderboard/yesterday/SH1-C4/", None, 4400, "bad_date")
+    await refused_with(sockets, "/ws/leaderboard/2026-01-01/SH1-C9/", None, 4400, "bad_code")
+    await refused_with(sockets, "/ws/leaderboard/2026-01-01/XX/", None, 4400, "bad_variant")
 
     # A foreign Origin is refused during the handshake, signed in or not.
     for target, client in ((path, alice), ("/ws/leaderboard/2026-01-01/SH1-C4/", None)):

@@ -1,0 +1,27 @@
+"""A player's websockets as one group, so that signing out closes them all, on
+every daphne (``games/consumers.py`` joins each game socket to it)."""
+
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+log = logging.getLogger(__name__)
+
+
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
+
+
+def sockets_close(*, user_id: int) -> None:
+    """Close every game socket (playing or watching) of ``user_id``; never raise:
+    a sign-out succeeds even while Redis is away."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(user_group(user_id), {"type": "session.ended"})
+    except Exception:
+        log.warning("closing the sockets of a signed-out player failed", exc_info=True)
