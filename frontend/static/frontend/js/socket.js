@@ -4,6 +4,7 @@
 
 const FATAL = new Set([4400, 4401, 4403, 4404]); // close codes worth no retry
 const PING_MS = 25_000;
+const TOO_MANY = 4429; // over the frame budget or the socket caps: retry, but slowly
 
 export class Socket {
   constructor(path, { onMessage, onOpen, onStatus, onFatal } = {}) {
@@ -63,6 +64,9 @@ export class Socket {
         this.onFatal(event.code);
         return;
       }
+      // Refused for too many frames or sockets: come back at the longest backoff,
+      // not in half a second, where the refusal itself would be the flood.
+      if (event.code === TOO_MANY) this.attempt = Math.max(this.attempt, 5);
       this.scheduleReconnect();
     };
     // What the early socket saw before it was adopted, in its order.
