@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-flood bench-cost bench-solver bench-log bench-tap bench-load bench-stall messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-flood bench-login bench-cost bench-solver bench-log bench-tap bench-load bench-stall messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,10 @@ bench-ws: $(VENV)/.installed
 ## bench-flood: other players' action latency while one account floods 200 sockets (issue 25)
 bench-flood: $(VENV)/.installed
 	$(PY) bench/socket_flood.py
+
+## bench-login: sign-in under attack: guesses at one account, a player's latency in a sign-in flood
+bench-login: $(VENV)/.installed
+	$(PY) bench/login_flood.py
 
 ## bench-cost: server CPU per action (daphne, PostgreSQL, worker, Redis) over the websocket
 ## and over HTTP on the production process set, against its floor measured in the same run
