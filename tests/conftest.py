@@ -126,3 +126,11 @@ def player(make_player):
 @pytest.fixture
 def anon(db):
     return Client()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The server's clock, moved by the test (``tests/fairplay.py``, ``Clock``)."""
+    from tests.fairplay import Clock
+
+    return Clock(monkeypatch)

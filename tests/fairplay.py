@@ -74,6 +74,14 @@ def joined_before_today(client: Any) -> None:
     )
 
 
+def older_account(make_player: Any) -> Any:
+    """A player made a month ago, with an address of its own."""
+    client = make_player()
+    joined_before_today(client)
+    own_address(client)
+    return client
+
+
 def start_daily(client: Any, variant: str, clock: Clock | None = None) -> dict[str, Any]:
     if clock is not None:
         clock.catch_up()

@@ -17,15 +17,9 @@ from django.db import connection
 from games.models import Review
 from games.tasks import review_attempt
 from tests.conftest import requires_postgres
-from tests.fairplay import Clock
 from tests.games.test_fairplay import play_a_little_and_resign
 
 pytestmark = [requires_postgres, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    return Clock(monkeypatch)
 
 
 def hold_table(table: str, seconds: float, locked: threading.Event) -> None:

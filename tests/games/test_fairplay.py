@@ -202,11 +202,6 @@ def test_account_and_address_reasons_read_well():
 db = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def clock(monkeypatch):
-    return Clock(monkeypatch)
-
-
 def play_a_little_and_resign(client: Any, clock: Clock, variant: str = "SH1-C4") -> int:
     daily = today_daily(variant)
     game = start_daily(client, variant, clock)

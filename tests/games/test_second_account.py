@@ -30,9 +30,7 @@ from games.services import attempts_close_stale
 from tests.conftest import Client
 from tests.fairplay import (
     HUMAN_GAPS,
-    Clock,
-    joined_before_today,
-    own_address,
+    older_account,
     play,
     scout_line,
     start_daily,
@@ -252,22 +250,10 @@ def test_the_device_cookie_is_long_lived_http_only_and_lax(make_player, settings
 # --- a scout that gives up by going idle, or is closed at the day's end -----------------------
 
 
-@pytest.fixture
-def clock(monkeypatch):
-    return Clock(monkeypatch)
-
-
-def account(make_player: Any) -> Any:
-    client = make_player()
-    joined_before_today(client)
-    own_address(client)
-    return client
-
-
 @db
 @pytest.mark.parametrize("gives_up", ["idle", "closed_at_day_end"])
 def test_a_scout_that_never_resigns_still_counts(make_player, clock, gives_up):
-    scouting, main = account(make_player), account(make_player)
+    scouting, main = older_account(make_player), older_account(make_player)
     daily = today_daily("EH1-N")
     scout = start_daily(scouting, "EH1-N", clock)
     play(scouting, scout["id"], scout_line(daily.deal.code, daily.proof), clock, gaps=(0.1,))

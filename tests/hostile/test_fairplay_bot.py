@@ -19,7 +19,6 @@ from games.models import Attempt, Review
 from leaderboard.selectors import leaderboard_for_day
 from tests.fairplay import (
     HUMAN_GAPS,
-    Clock,
     joined_before_today,
     own_address,
     play,
@@ -29,11 +28,6 @@ from tests.fairplay import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    return Clock(monkeypatch)
 
 
 @pytest.fixture

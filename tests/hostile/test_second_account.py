@@ -22,8 +22,7 @@ from games.models import Attempt, Review
 from tests.fairplay import (
     HUMAN_GAPS,
     Clock,
-    joined_before_today,
-    own_address,
+    older_account,
     play,
     scout_line,
     start_daily,
@@ -36,19 +35,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 CROSS = {"scout_pattern", "scout_line", "scout_then_win", "shared_device", "dormant_strong_win"}
 """The reasons across accounts (games/fairplay.py, ``cross_reasons``)."""
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    return Clock(monkeypatch)
-
-
-def account(make_player: Any) -> Any:
-    """A player made a month ago, with an address and a browser of its own."""
-    client = make_player()
-    joined_before_today(client)
-    own_address(client)
-    return client
 
 
 def codes(attempt_id: int) -> set[str]:
@@ -87,7 +73,7 @@ def win_with_knowledge(client: Any, clock: Clock, gaps: tuple[float, ...]) -> in
 
 
 def test_the_scout_and_a_fast_replay_are_both_flagged(make_player, clock):
-    scouting, main = account(make_player), account(make_player)
+    scouting, main = older_account(make_player), older_account(make_player)
     scout_id = scout(scouting, clock)
     assert codes(scout_id) == {"scout_pattern", "fast_median"}, review(scout_id).reasons
     won = win_with_knowledge(main, clock, gaps=(0.05,))
@@ -105,7 +91,7 @@ def test_the_scout_and_a_fast_replay_are_both_flagged(make_player, clock):
 def test_a_human_paced_replay_is_flagged_even_when_the_scout_resigns_after_the_win(
     make_player, clock
 ):
-    scouting, main = account(make_player), account(make_player)
+    scouting, main = older_account(make_player), older_account(make_player)
     scout_id = scout(scouting, clock, resign=False)  # explored, still open
     won = win_with_knowledge(main, clock, gaps=HUMAN_GAPS)
     # Played at a person's pace with detours: no per-game signal fires.
@@ -130,7 +116,7 @@ def test_a_human_paced_replay_is_flagged_even_when_the_scout_resigns_after_the_w
 
 
 def test_an_honest_explorer_who_wins_slowly_is_not_flagged(make_player, clock):
-    player = account(make_player)
+    player = older_account(make_player)
     daily = today_daily("EH1-N")
     game = start_daily(player, "EH1-N", clock)
     # A look at another move before one in four, undone: exploring with undo.
@@ -144,7 +130,7 @@ def test_an_honest_explorer_who_wins_slowly_is_not_flagged(make_player, clock):
 def test_a_household_of_two_honest_players_is_no_cross_account_reason(make_player, clock):
     """Two accounts behind one address, each playing its own game: the address
     is a link staff see (``address_accounts``), never a reason on its own."""
-    first, second = account(make_player), account(make_player)
+    first, second = older_account(make_player), older_account(make_player)
     second.defaults["REMOTE_ADDR"] = first.defaults["REMOTE_ADDR"]
     daily = today_daily("EH1-N")
     game = start_daily(first, "EH1-N", clock)
@@ -163,7 +149,7 @@ def test_a_household_of_two_honest_players_is_no_cross_account_reason(make_playe
 def test_two_accounts_in_one_browser_share_a_device(make_player, clock):
     from games.device import DEVICE_COOKIE  # here: the other tests run without it
 
-    first, second = account(make_player), account(make_player)
+    first, second = older_account(make_player), older_account(make_player)
     a = start_daily(first, "SH1-C4", clock)
     cookie = first.cookies[DEVICE_COOKIE]
     second.cookies[DEVICE_COOKIE] = cookie.value  # the same browser, another account
