@@ -104,8 +104,8 @@ def restore(game: Position, data: object) -> None:
         size = len(game.piles[column])
         if type(n) is not int or not (0 <= n < size or n == size == 0):
             raise _bad(f"column {column} cannot have {n!r} face-down cards")
-        if n and cls.n_cards == 52:
-            raise _bad("Seahaven Towers deals every card face up")
+        if n and not cls.hides_cards:  # the game's declaration, not its card count
+            raise _bad(f"{cls.title} deals every card face up")
         game.down[column] = n
 
     game.score = _int(data, "score")

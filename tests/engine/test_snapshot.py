@@ -154,3 +154,20 @@ def test_c2b_a_saved_long_code_is_checked_like_any_other():
     for bad in (f"SH1-C4-{KEY[:-1]}", f"SH1-C4-I{KEY[1:]}", "SH1-C4-" + "A" * 26):
         with pytest.raises(MalformedError):
             load_game(mutate(data, ["code"], bad))
+
+
+def test_face_down_cards_are_refused_by_the_games_declaration_not_its_card_count():
+    """Whether a saved column may hold face-down cards is the game's ``hides_cards``:
+    a 52-card game that deals some face down (a Klondike) must load its own state."""
+    from games.engine.seahaven import Seahaven
+    from games.engine.snapshot import restore
+
+    class FaceDownSeahaven(Seahaven):  # 52 cards, some dealt face down
+        hides_cards = True
+
+    data = mutate(played("SH1-C4-AAAAAJ2", 5).to_json(), ("down", "t1"), 1)
+    with pytest.raises(MalformedError, match="Seahaven Towers deals every card face up"):
+        load_game(data)
+    game = FaceDownSeahaven(data["code"])
+    restore(game, data)
+    assert game.down["t1"] == 1
