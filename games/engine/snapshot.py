@@ -23,7 +23,9 @@ class Position(Protocol):
     """What loading fills in: a freshly dealt game (``base.Game``, which calls
     :func:`restore` from ``Game.from_json``; this module does not import it)."""
 
+    title: ClassVar[str]
     n_cards: ClassVar[int]
+    hides_cards: ClassVar[bool]
     pile_ids: tuple[str, ...]
     columns: tuple[str, ...]
     cells: tuple[str, ...]
