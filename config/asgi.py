@@ -62,8 +62,7 @@ class BodyLimit:
 
     @staticmethod
     async def refuse(send: Send, limit: int) -> None:
-        message = f"The request body is over {limit // 1024} KiB."
-        body = json.dumps(error_body("too_large", message)).encode()
+        body = json.dumps(too_large_body(limit)).encode()
         headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})
@@ -90,8 +89,7 @@ class OneCrossingHandler(ASGIHandler):
 
 
 def _too_large_response() -> bytes:
-    limit = settings.MAX_BODY_BYTES
-    body = json.dumps(error_body("too_large", f"The request body is over {limit // 1024} KiB."))
+    body = json.dumps(too_large_body(settings.MAX_BODY_BYTES))
     head = (
         "HTTP/1.1 413 Request Entity Too Large\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
@@ -166,7 +164,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import WebsocketDenier  # noqa: E402
 
-from config.errors import error_body  # noqa: E402
+from config.errors import too_large_body  # noqa: E402
 from config.middleware import UnavailableSocketGuard  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 

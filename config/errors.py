@@ -75,6 +75,12 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
+def too_large_body(limit: int) -> dict[str, Any]:
+    """The 413's body, wherever a body over ``MAX_BODY_BYTES`` is refused (daphne's
+    request, ``config.asgi.BodyLimit``, the middleware)."""
+    return error_body("too_large", f"The request body is over {limit // 1024} KiB.")
+
+
 def _first_message(detail: Any) -> tuple[str, str]:
     """The first (field path, message) of a DRF validation detail."""
     if isinstance(detail, dict):

@@ -23,10 +23,8 @@ from django.utils.functional import SimpleLazyObject, empty
 from rest_framework.settings import api_settings
 from whitenoise.middleware import WhiteNoiseMiddleware
 
-from games.consumers import CLOSE_UNAVAILABLE
-
 from . import logs
-from .errors import error_body, unavailable, unavailable_body
+from .errors import too_large_body, unavailable, unavailable_body
 
 Handler = Callable[[HttpRequest], Any]
 
@@ -43,9 +41,7 @@ def _too_large(request: HttpRequest) -> HttpResponse | None:
         too_big = True
     if not too_big:
         return None
-    return JsonResponse(
-        error_body("too_large", f"The request body is over {limit // 1024} KiB."), status=413
-    )
+    return JsonResponse(too_large_body(limit), status=413)
 
 
 class _Middleware:
@@ -177,6 +173,11 @@ class RequestIdMiddleware(_Middleware):
             ms=round((time.perf_counter() - started) * 1000, 2),
         )
         return response
+
+
+CLOSE_UNAVAILABLE = 4503
+"""A websocket's close code when the database or Redis did not answer: try again
+later (4000 + the HTTP status, as ``games.consumers``' codes; games/websocket.md)."""
 
 
 class UnavailableSocketGuard:

@@ -56,7 +56,7 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
-CLOSE_UNAVAILABLE = 4503  # the database or Redis did not answer: try later (config.middleware)
+# 4503, the database or Redis did not answer: config.middleware.CLOSE_UNAVAILABLE
 CLOSE_TOO_MANY = 4429  # over the frame budget, or one socket too many
 
 

@@ -308,13 +308,9 @@ def _layout(game: Game) -> Layout:
 
 
 def _visible(game: Game) -> set[int]:
-    """The ids of the cards the player sees now (the engine's own player view:
-    not the stock, not a column's face-down cards)."""
-    seen: set[int] = set()
-    for pile_id, pile in game.piles.items():
-        hidden = len(pile) if pile_id == "s" else game.down.get(pile_id, 0)
-        seen.update(card.id for card in pile[hidden:])
-    return seen
+    """The ids of the cards the player sees now (what the engine's player view
+    shows: ``Game.face_down``)."""
+    return {c.id for pid, pile in game.piles.items() for c in pile[game.face_down(pid) :]}
 
 
 @dataclass(frozen=True)
@@ -351,10 +347,8 @@ def explore(code: str, actions: Sequence[dict[str, Any]]) -> Exploration | None:
     not positions of the line: every player draws the same stock in the same
     order, so those positions say nothing about who knew what."""
     game = new_game(code)
-    hidden = {c.id for c in game.piles.get("s", [])}
-    stock = set(hidden)
-    for column in game.columns:
-        hidden.update(c.id for c in game.piles[column][: game.down[column]])
+    hidden = {c.id for pid, pile in game.piles.items() for c in pile[: game.face_down(pid)]}
+    stock = {c.id for c in game.piles.get("s", [])}
     seen: set[int] = set()
     visited: set[Layout] = set()
     line: list[Layout | None] = []  # None: a stock draw, kept so an undo pops it

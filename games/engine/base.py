@@ -140,6 +140,11 @@ class Game(ABC):
     def stock_refusal(self) -> str | None:
         return "no_stock"
 
+    def face_down(self, pile_id: str) -> int:
+        """How many of a pile's cards, from the bottom, the player cannot see: the
+        whole stock, a column's face-down cards (what :meth:`view` hides)."""
+        return len(self.piles[pile_id]) if pile_id == "s" else self.down.get(pile_id, 0)
+
     def is_dead_end(self) -> bool:
         return False
 
@@ -553,7 +558,7 @@ class Game(ABC):
         """
         piles: dict[str, list[str | None]] = {}
         for pid, pile in self.piles.items():
-            hidden = len(pile) if pid == "s" else self.down.get(pid, 0)
+            hidden = self.face_down(pid)
             if full or not hidden:
                 piles[pid] = [c.text for c in pile]
             else:
