@@ -16,14 +16,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import (
+from kit.api import (
     RateThrottle,
     StrictBooleanField,
     StrictCharField,
     StrictChoiceField,
     StrictSerializer,
 )
-from config.errors import ApiError
+from kit.errors import ApiError
 
 from .models import User
 from .services import guest_create, user_register, user_settings, user_update_settings

@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from config.errors import ApiError
+from kit.errors import ApiError
 
 from .models import User
 from .names import username_skeleton

@@ -40,8 +40,8 @@ from django.core import signing
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from config.api import rate_limit
-from config.errors import error_body
+from kit.api import rate_limit
+from kit.errors import error_body
 
 from .names import username_skeleton
 

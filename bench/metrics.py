@@ -3,7 +3,7 @@
     python bench/metrics.py
 
 Times, with ``time.perf_counter_ns`` over many repetitions, exactly what an
-action now does more at its door (``config.metrics.ActionMeter``): the meter
+action now does more at its door (``kit.metrics.ActionMeter``): the meter
 made, the answer counted (a counter and a histogram), in both modes —
 prometheus-client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``, as in
 production: each write goes to a memory-mapped file) and in-process (``make
@@ -37,7 +37,7 @@ def measure() -> None:
 
     django.setup()
     from bench.measure import percentile
-    from config import metrics
+    from kit import metrics
 
     def accepted() -> None:
         with metrics.ActionMeter("websocket", 1):

@@ -2,7 +2,7 @@
 
 Its configuration is the ``CELERY_*`` settings (``config/settings.py``), the beat
 schedule included; tasks live in each app's ``tasks.py``. Logging is Django's
-(``settings.LOGGING``: JSON lines, ``config/logs.py``), not Celery's own, and
+(``settings.LOGGING``: JSON lines, ``kit/logs.py``), not Celery's own, and
 each task's lines carry its name, id, the attempt it is about and the id of the
 request that queued it.
 """
@@ -16,7 +16,7 @@ import structlog
 from celery import Celery, signals
 from django.conf import settings
 
-from config import logs
+from kit import logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -54,7 +54,7 @@ def _carry_request_id(headers: dict[str, Any], **_: Any) -> None:
 def _task_context(
     task_id: str, task: Any, args: tuple[Any, ...], kwargs: dict[str, Any], **_: Any
 ) -> None:
-    """A task is a unit of work of its own (``config/logs.py``), with the id of
+    """A task is a unit of work of its own (``kit/logs.py``), with the id of
     the request that queued it."""
     outer = structlog.contextvars.get_contextvars()
     _outer.append(outer)

@@ -18,8 +18,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import Throttled
 
-from config.api import client_address, rate_limit
-from config.errors import describe_error, error_body
+from kit.api import client_address, rate_limit
+from kit.errors import describe_error, error_body
 
 log = logging.getLogger("csp")
 

@@ -1,4 +1,4 @@
-"""How the figures of ``config/metrics.py`` are read (README, "Metrics").
+"""How the figures of ``kit/metrics.py`` are read (README, "Metrics").
 
 - ``GET /metrics`` on every daphne, only with ``Authorization: Bearer
   <METRICS_TOKEN>`` (404 when no token is set, 401 without one, 403 with a
@@ -40,8 +40,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 
-from . import metrics
-from .errors import error_body
+from kit import metrics
+from kit.errors import error_body
 
 log = logging.getLogger(__name__)
 

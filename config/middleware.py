@@ -23,8 +23,8 @@ from django.utils.functional import SimpleLazyObject, empty
 from rest_framework.settings import api_settings
 from whitenoise.middleware import WhiteNoiseMiddleware
 
-from . import logs
-from .errors import too_large_body, unavailable, unavailable_body
+from kit import logs
+from kit.errors import too_large_body, unavailable, unavailable_body
 
 Handler = Callable[[HttpRequest], Any]
 
@@ -145,7 +145,7 @@ class RequestIdMiddleware(_Middleware):
     """Every request gets an id: the proxy's ``X-Request-ID`` when there is a
     proxy and it is a sane token (nginx sets ``$request_id``), else a new one. It is echoed in the
     answer and is in the context of every log line written while handling it
-    (``config/logs.py``), the last of which is the access line: method, path
+    (``kit/logs.py``), the last of which is the access line: method, path
     (never the query string), status, milliseconds, user — at DEBUG for a
     probe or a scrape answered well."""
 
@@ -177,7 +177,7 @@ class RequestIdMiddleware(_Middleware):
 
 CLOSE_UNAVAILABLE = 4503
 """A websocket's close code when the database or Redis did not answer: try again
-later (4000 + the HTTP status, as ``games.consumers``' codes; games/websocket.md)."""
+later (4000 + the HTTP status, as ``kit.sockets``' codes; games/websocket.md)."""
 
 
 class UnavailableSocketGuard:
@@ -189,7 +189,7 @@ class UnavailableSocketGuard:
     ``CLOSE_UNAVAILABLE`` (4503): try again later, which the client does with
     its backoff (games/websocket.md). Not a handshake dropped with a traceback.
     Frames of an open socket answer such errors themselves (an ``error`` frame:
-    ``games.consumers.JsonSocket.receive``)."""
+    ``kit.sockets.JsonSocket.receive``)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app

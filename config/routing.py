@@ -1,15 +1,14 @@
-"""Websocket routes (PRODUCT.md, WebSocket)."""
+"""Websocket routes: each app's own (``games/routing.py``, ``leaderboard/routing.py``),
+then any other path refused (4404)."""
 
-from django.urls import path, re_path
+from django.urls import re_path
 
-import config.api  # noqa: F401  (registers the game_id path converter)
-from games.consumers import GameConsumer, LeaderboardConsumer, NotFoundConsumer
+from games import routing as games_routing
+from kit.sockets import NotFoundConsumer
+from leaderboard import routing as leaderboard_routing
 
 websocket_urlpatterns = [
-    path("ws/games/<game_id:attempt_id>/", GameConsumer.as_asgi()),
-    # A number past the 64-bit ids is no game: said as for game 0, which never is
-    # (an error not_found, then 4404), not looked up (SQLite overflows; issue 25).
-    re_path(r"^ws/games/[0-9]+/$", GameConsumer.as_asgi(), {"attempt_id": 0}),
-    path("ws/leaderboard/<str:date>/<str:variant>/", LeaderboardConsumer.as_asgi()),
+    *games_routing.websocket_urlpatterns,
+    *leaderboard_routing.websocket_urlpatterns,
     re_path(r"", NotFoundConsumer.as_asgi()),
 ]

@@ -1,7 +1,7 @@
 """Error reports to Sentry, when ``SENTRY_DSN`` is set (``config/settings.py``).
 
 Personal data off, and nothing a report could carry that a log line may not
-(``config/logs.py``): no request body, cookie or header that holds a session
+(``kit/logs.py``): no request body, cookie or header that holds a session
 or CSRF token, no query string, no user beyond the numeric id, no local
 variables of stack frames (they hold game states with face-down cards), no
 Redis command (a cache key names the session). Each event is tagged with the

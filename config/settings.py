@@ -70,7 +70,7 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
-from config.logs import logging_config
+from kit.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 env = os.environ
@@ -231,7 +231,7 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Server-side binding lets psycopg prepare the statements every action repeats.
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
-    # Every wait on the database is bounded, so a stall is a quick 503 (config/errors.py)
+    # Every wait on the database is bounded, so a stall is a quick 503 (kit/errors.py)
     # rather than a request held for as long as it lasts (issue 25): connecting on
     # every path; a statement and a lock wait here, straight to PostgreSQL. PgBouncer
     # refuses the ``options`` start-up parameter (1.18, measured), and it holds a
@@ -252,7 +252,7 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         "min_size": 1,
         "max_size": int(env.get("DB_POOL_SIZE", "10")),
         # How long a request waits for a connection (all busy, or the database
-        # away) before it is answered 503 (config/errors.py).
+        # away) before it is answered 503 (kit/errors.py).
         "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
     }
     if env_flag("PGBOUNCER"):
@@ -408,7 +408,7 @@ CELERY_BEAT_SCHEDULE = {
 # A guest's session lives SESSION_COOKIE_AGE (two weeks) from its sign-in; a day more.
 GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", "15"))
 
-# Prometheus metrics (config/metrics.py, config/exporter.py; README "Metrics"). Not
+# Prometheus metrics (kit/metrics.py, config/exporter.py; README "Metrics"). Not
 # public: ``GET /metrics`` answers only with the bearer token (404 without one set),
 # and the worker, which serves no HTTP, has a port of its own. prometheus-client
 # reads PROMETHEUS_MULTIPROC_DIR itself, at import: it is read here to check it.
@@ -464,7 +464,7 @@ STORAGES = {
 # (config/asgi.py BodyLimit). The admin's forms and sign-in are far smaller.
 MAX_BODY_BYTES = int(env.get("MAX_BODY_BYTES", str(64 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
-CSRF_FAILURE_VIEW = "config.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "kit.errors.csrf_failure"
 # Every cookie we set: SameSite=Lax, Secure under HTTPS (below); HttpOnly unless
 # the client reads it (csrftoken: api.js; django_language: settings.js).
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -472,19 +472,19 @@ CSRF_COOKIE_SAMESITE = "Lax"
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["config.errors.CsrfSessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["kit.errors.CsrfSessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # In debug runs the API is also browsable, so a newcomer can play from a browser.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
-    + (["config.api.BrowsableAPIRenderer"] if DEBUG else []),
-    "DEFAULT_PARSER_CLASSES": ["config.api.JSONParser"],
+    + (["kit.api.BrowsableAPIRenderer"] if DEBUG else []),
+    "DEFAULT_PARSER_CLASSES": ["kit.api.JSONParser"],
     # ASCII-only JSON out: any text a client sent (even a lone surrogate) can be echoed.
     "UNICODE_JSON": False,
     # Client addresses for throttles: X-Forwarded-For is only believed from this
     # many proxies in front of daphne (0 = none: a client cannot forge its address).
     "NUM_PROXIES": int(env.get("NUM_PROXIES", "0")),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "config.errors.exception_handler",
+    "EXCEPTION_HANDLER": "kit.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {
         "login": env.get("LOGIN_RATE", "10/min"),
@@ -492,7 +492,7 @@ REST_FRAMEWORK = {
         "login-account": env.get("LOGIN_ACCOUNT_RATE", "30/hour"),
         "register": env.get("REGISTER_RATE", "20/hour"),
         "guests": env.get("GUEST_RATE", "30/hour"),
-        # Per player, over HTTP and the websocket alike (config.api.rate_limit).
+        # Per player, over HTTP and the websocket alike (kit.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),
         # Per address: the Content-Security-Policy reports a browser sends.
@@ -504,7 +504,7 @@ REST_FRAMEWORK = {
 PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))
 # … and at most this many more wait for them (a burst of sign-ups); beyond: 503.
 PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
-# Websockets (games/consumers.py): every frame a socket sends takes a token of a
+# Websockets (kit/sockets.py): every frame a socket sends takes a token of a
 # bucket of WS_FRAME_BURST refilled at WS_FRAME_RATE a second (over it: closed,
 # 4429; the burst is ACTION_RATE's minute, so fast play meets its 429 first);
 # sockets open at once per player and per address, counted in Redis
@@ -587,7 +587,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 
 # Logs go to stdout (the container's log), one line per record: JSON with the
-# request's, the socket message's or the task's context (config/logs.py).
+# request's, the socket message's or the task's context (kit/logs.py).
 LOG_FORMAT = env.get("LOG_FORMAT", "console" if DEBUG else "json")
 if LOG_FORMAT not in ("json", "console"):
     raise ImproperlyConfigured("LOG_FORMAT is 'json' or 'console'.")

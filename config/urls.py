@@ -7,7 +7,6 @@ from drf_spectacular.views import SpectacularAPIView
 import config.schema  # noqa: F401  (registers the auth scheme)
 from accounts.api import GuestView, LoginView, LogoutView, MeView, RegisterView, SettingsView
 from accounts.signin import count_attempt
-from config.api import login_throttled
 from config.csp import csp_report
 from config.exporter import metrics_view
 from config.health import healthz, livez, readyz
@@ -23,10 +22,11 @@ from games.api import (
     ReplayView,
     ResignView,
 )
+from kit.api import login_throttled
 from leaderboard.api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView
 
-handler404 = "config.errors.not_found"
-handler500 = "config.errors.server_failure"
+handler404 = "kit.errors.not_found"
+handler500 = "kit.errors.server_failure"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

@@ -65,7 +65,7 @@ PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_HOST, PG_PORT = "127.0.0.1", 5432
 DAPHNE_QUIET = ["-v", "0"]
 """Daphne's own access log off (plain text on stdout): the service writes one
-line per request itself, JSON like every other (``config/logs.py``)."""
+line per request itself, JSON like every other (``kit/logs.py``)."""
 CELERY = [sys.executable, "-m", "celery", "-A", "config", "--quiet"]
 """``--quiet``: no start-up banner on stdout, where every line is JSON."""
 QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]

@@ -48,7 +48,7 @@ from django.utils import translation
 from django.views.i18n import JavaScriptCatalog
 from rest_framework.renderers import JSONRenderer
 
-from config.logs import get_logger
+from kit.logs import get_logger
 
 log = get_logger(__name__)
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-import config.api  # noqa: F401  (registers the game_id path converter)
+import kit.api  # noqa: F401  (registers the game_id path converter)
 
 from . import views
 

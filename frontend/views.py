@@ -18,10 +18,10 @@ from django.utils.translation import get_language
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from accounts.api import account_of, guest_of
-from config.api import parse_month
-from config.errors import ApiError
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
+from kit.api import parse_month
+from kit.errors import ApiError
 from leaderboard.selectors import player_get
 
 from .catalogue import games_catalogue

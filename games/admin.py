@@ -9,7 +9,7 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
-from config.errors import ApiError
+from kit.errors import ApiError
 
 from .fairplay import REASON_MAX, WEIGHTS, attempt_disqualify, review_clear
 from .models import Action, Attempt, DailyDeal, Deal, ProvenDeal, Review, ReviewDecision

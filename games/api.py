@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import (
+from kit.api import (
     RateThrottle,
     StrictBooleanField,
     StrictCharField,
@@ -24,8 +24,8 @@ from config.api import (
     parse_date,
     rate_limit,
 )
-from config.errors import ApiError
-from config.metrics import ActionMeter
+from kit.errors import ApiError
+from kit.metrics import ActionMeter
 
 from .dailies import utc_today
 from .device import device_id

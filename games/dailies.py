@@ -35,9 +35,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config import metrics
 from games.engine import ALL_VARIANTS, VARIANTS, Effort, GameCode, new_game, parse_variant, solve
 from games.engine.solver import Outcome
+from kit import metrics
 
 from .daily_keys import candidate_codes
 from .models import DailyDeal, Deal

@@ -1,6 +1,6 @@
 """Refusals of the game services: what is wrong, in our codes and words, and of
 which kind — not how a transport says it. The edges map each kind to their own
-terms: an HTTP status in ``config/errors.py`` (for the REST views and, as
+terms: an HTTP status in ``kit/errors.py`` (for the REST views and, as
 ``error`` messages, the websocket consumers). The engine's refusals
 (``games.engine.errors``) are mapped there too."""
 

@@ -72,9 +72,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from config.api import RateThrottle
-from config.errors import ApiError
 from games.engine import EngineError, Game, Move, new_game
+from kit.api import RateThrottle
+from kit.errors import ApiError
 
 from . import signals
 from .models import Action, Attempt, Review, ReviewDecision
@@ -478,7 +478,7 @@ def review_score(reasons: Sequence[dict[str, str]]) -> int:
 
 def client_address(request: Any) -> str | None:
     """The client address of a request exactly as the throttles see it
-    (``config.api.RateThrottle``: X-Forwarded-For only from ``NUM_PROXIES``
+    (``kit.api.RateThrottle``: X-Forwarded-For only from ``NUM_PROXIES``
     proxies), or None when it is not an IP address."""
     ident = RateThrottle().get_ident(request)
     try:

@@ -16,8 +16,8 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from config.metrics import channel_send_failed
 from games.engine import Game
+from kit.metrics import channel_send_failed
 
 from .models import Attempt
 from .selectors import attempt_json

@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from config.errors import ApiError
 from games.engine import ALL_VARIANTS, Game, GameCode, Undo, load_game, new_game, solve
 from games.engine.solver import Outcome
+from kit.errors import ApiError
 
 from .dailies import (
     commitment,

@@ -21,7 +21,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from config import logs
 from games.engine import (
     EngineError,
     Game,
@@ -31,6 +30,7 @@ from games.engine import (
     solve,
 )
 from games.engine.solver import Outcome
+from kit import logs
 
 from . import realtime, signals
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
@@ -338,7 +338,7 @@ def attempt_apply_action(
     sent it (a channel name), which gets the answer and not the ``state`` event.
     ``said``, when given, gets the action as the engine read it (type, pile ids,
     count; nothing of one it could not read) for the door's log line
-    (``config.metrics.ActionMeter``)."""
+    (``kit.metrics.ActionMeter``)."""
     logs.bind(attempt_id=attempt_id, seq=seq)
     with transaction.atomic():
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)

@@ -13,11 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.api import parse_date, parse_month
-from config.errors import ApiError
 from games.api import ERRORS
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
+from kit.api import parse_date, parse_month
+from kit.errors import ApiError
 
 from .selectors import calendar_month, leaderboard_for_day, player_calendar, player_record
 

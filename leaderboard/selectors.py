@@ -12,11 +12,11 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.functions import Rank
 
 from accounts.models import User
-from config.errors import ApiError
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, parse_variant
 from games.models import Attempt, DailyDeal
 from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
+from kit.errors import ApiError
 
 PAGE_SIZE = 50
 

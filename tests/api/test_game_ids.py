@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from config.api import GameIdConverter
 from deploy.client import Client as ServerClient
 from deploy.stack import free_port, migrate, server_env, start_daphne, stop, wait_until_up
+from kit.api import GameIdConverter
 from tests.conftest import assert_error
 
 LARGEST = 2**63 - 1

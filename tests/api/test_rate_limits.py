@@ -9,9 +9,9 @@ import logging
 import pytest
 from django.core.cache import cache
 
-from config.api import rate_limit
-from config.errors import describe_error, unavailable
 from deploy.stack import free_port
+from kit.api import rate_limit
+from kit.errors import describe_error, unavailable
 from tests.api.test_games import run_at_once
 from tests.conftest import assert_error, requires_postgres
 
@@ -89,7 +89,7 @@ def test_an_unreachable_cache_counts_nothing_and_refuses_nothing(settings, caplo
     framework = dict(settings.REST_FRAMEWORK)
     framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], "games": "1/min"}
     settings.REST_FRAMEWORK = framework
-    with caplog.at_level(logging.WARNING, logger="config.api"):
+    with caplog.at_level(logging.WARNING, logger="kit.api"):
         for _ in range(3):
             rate_limit("games", "user-1")  # over 1/min, yet not refused
     assert caplog.text.count("the cache is unreachable") == 3
@@ -126,7 +126,7 @@ def test_the_sign_up_limit_says_how_long_to_wait(anon, rates):
 
 
 def test_a_wait_is_said_in_seconds_minutes_or_hours():
-    from config.errors import how_long
+    from kit.errors import how_long
 
     assert how_long(1) == "1 second"
     assert how_long(42) == "42 seconds"

@@ -488,7 +488,7 @@ OURS = re.compile(r"(games|config|accounts|leaderboard|frontend|django)\.")
 
 
 def is_our_error(line: str) -> bool:
-    """A JSON log line (``config/logs.py``) of an error of ours, an exception
+    """A JSON log line (``kit/logs.py``) of an error of ours, an exception
     in the application or a failed task. Celery's own shutdown words are not JSON."""
     try:
         record = json.loads(line)

@@ -17,7 +17,6 @@ from django.contrib.auth.models import Permission
 from django.test import Client as DjangoClient
 
 from accounts.models import User
-from config.errors import ApiError
 from games.dailies import utc_today
 from games.engine import Game, new_game, solve
 from games.engine.solver import Outcome
@@ -30,6 +29,7 @@ from games.fairplay import (
     review_clear,
 )
 from games.models import Attempt, Review, ReviewDecision
+from kit.errors import ApiError
 from tests.conftest import Client
 from tests.fairplay import (
     HUMAN_GAPS,

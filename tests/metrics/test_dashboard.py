@@ -10,8 +10,8 @@ from pathlib import Path
 
 from prometheus_client.metrics import MetricWrapperBase
 
-from config import metrics
 from config.exporter import QueueCollector
+from kit import metrics
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "patience-daily.json"
 SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), "gauge": ("",)}

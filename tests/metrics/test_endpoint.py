@@ -10,10 +10,10 @@ import pytest
 from django.test import override_settings
 from prometheus_client import REGISTRY
 
-from config.metrics import ActionMeter
 from deploy.stack import free_port
 from games.dailies import daily_deal_get
 from games.realtime import game_group, publish
+from kit.metrics import ActionMeter
 from tests.conftest import assert_error
 
 TOKEN = "a-metrics-token-of-some-length"

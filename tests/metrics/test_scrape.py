@@ -29,7 +29,6 @@ import redis
 from celery import Celery
 from prometheus_client.parser import text_string_to_metric_families
 
-from config.metrics import OUTCOMES, SOCKET_KINDS
 from deploy.client import Client
 from deploy.stack import (
     PG_HOST,
@@ -48,6 +47,7 @@ from deploy.stack import (
     wait_until_up,
 )
 from games.engine import ALL_VARIANTS
+from kit.metrics import OUTCOMES, SOCKET_KINDS
 from tests.conftest import requires_postgres, requires_redis
 from tests.players import close_quietly, open_socket, receive
 from tests.waiting import wait_for

@@ -32,7 +32,6 @@ import structlog
 from celery import signals
 from websockets.sync.client import ClientConnection
 
-from config import logs
 from deploy.client import Client
 from deploy.stack import (
     CELERY,
@@ -48,6 +47,7 @@ from deploy.stack import (
 )
 from games.engine import ALL_VARIANTS, Game, load_game
 from games.tasks import verify_attempt
+from kit import logs
 from tests.api.test_config import SECRETS, settings_in_subprocess
 from tests.conftest import requires_postgres, requires_redis
 from tests.hidden import CARD, code_secrets, hidden_only, hidden_runs
@@ -261,7 +261,7 @@ def test_log_format_is_json_unless_debug_and_nothing_else():
 def test_sql_and_its_parameters_are_never_logged():
     """Under ``DEBUG`` Django logs every statement with its parameters (a game's
     state, say) at DEBUG level: kept out, even at ``LOG_LEVEL=DEBUG``, by the
-    ``django`` logger staying at INFO (``config/logs.py`` must not lower it)."""
+    ``django`` logger staying at INFO (``kit/logs.py`` must not lower it)."""
     statement = "from django.db import connection; connection.cursor().execute('SELECT %s', ['KS'])"
     debug = {"DEBUG": "1", "LOG_LEVEL": "DEBUG", "DATABASE_URL": "sqlite://:memory:"}
     out = settings_in_subprocess(debug, "'done'", f"import django; django.setup(); {statement};")
@@ -392,7 +392,7 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
 
     # A socket's own lines: opened with its path, closed — each frame's context
     # is its own, so nothing of the last action is left on them.
-    socket_lines = [r for r in daphne if r["logger"] == "games.sockets"]
+    socket_lines = [r for r in daphne if r["logger"] == "kit.sockets"]
     opened = [r["path"] for r in socket_lines if r["event"] == "websocket open"]
     assert opened == [f"/ws/games/{gid}/" for gid in attempts], socket_lines
     assert {r["conn"] for r in socket_lines} == set(sockets.values()), socket_lines

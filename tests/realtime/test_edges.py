@@ -18,8 +18,8 @@ from prometheus_client import REGISTRY
 
 from accounts.models import User
 from config.asgi import application
-from config.metrics import SOCKET_KINDS
-from games import consumers
+from kit import sockets
+from kit.metrics import SOCKET_KINDS
 
 from .conftest import Socket, new_player, socket_for, start
 
@@ -129,17 +129,17 @@ async def test_sockets_per_player_are_capped_across_processes(make_player, setti
     user_id = await sync_to_async(lambda: User.objects.get(username=alice.username).pk)()
     key = f"sockets:player:{user_id}"
     for other in ("elsewhere-1", "elsewhere-2"):
-        assert await sync_to_async(consumers._slots().take)(other, [(key, 3)]) is None
+        assert await sync_to_async(sockets._slots().take)(other, [(key, 3)]) is None
     await refused(socket_for(path, alice), 4429, "too_many_sockets")
     # That daphne was killed: a minute on, its sockets' places have expired
     # (never renewed), and a socket opens again.
-    later = time.time() + consumers.SLOT_TTL_S + 1
+    later = time.time() + sockets.SLOT_TTL_S + 1
     monkeypatch.setattr(
-        consumers, "time", SimpleNamespace(time=lambda: later, monotonic=time.monotonic)
+        sockets, "time", SimpleNamespace(time=lambda: later, monotonic=time.monotonic)
     )
     second = socket_for(path, alice)
     await opened(second)
-    monkeypatch.setattr(consumers, "time", time)
+    monkeypatch.setattr(sockets, "time", time)
     # (The first socket was not renewed in that minute either: the count is the
     # second alone.) Two more fill the cap; a closed socket gives its place back.
     third, fourth = socket_for(path, alice), socket_for(path, alice)

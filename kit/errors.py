@@ -57,7 +57,7 @@ THROTTLED = {
     "games": "Too many new games",
     "actions": "Too many moves",
 }
-"""What a 429 of each rate-limit scope (config.api.rate_limit) was counting."""
+"""What a 429 of each rate-limit scope (kit.api.rate_limit) was counting."""
 
 
 def how_long(seconds: int) -> str:

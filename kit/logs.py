@@ -82,7 +82,7 @@ def logging_config(*, level: str, fmt: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"structlog": {"()": "config.logs.formatter", "fmt": fmt, "level": level}},
+        "formatters": {"structlog": {"()": "kit.logs.formatter", "fmt": fmt, "level": level}},
         "handlers": {
             "stdout": {
                 "class": "logging.StreamHandler",
@@ -90,7 +90,7 @@ def logging_config(*, level: str, fmt: str) -> dict[str, Any]:
                 "formatter": "structlog",
             }
         },
-        "filters": {"one_warning_line": {"()": "config.logs.OneWarningLine"}},
+        "filters": {"one_warning_line": {"()": "kit.logs.OneWarningLine"}},
         "root": {"handlers": ["stdout"], "level": level},
         # Django's own handlers (mail to admins, the runserver's console) would
         # write a second, plain line: every record goes to the root's handler.

@@ -1,0 +1,377 @@
+"""The websocket kit every app's consumers stand on: JSON frames in and out,
+errors as messages in the one error shape (``kit/errors.py``), a frame budget
+per socket, caps on the sockets of a player and of an address across every
+daphne, the log context of each frame, and the open-socket gauge. The
+protocol of the game and leaderboard sockets is in ``games/websocket.md``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import threading
+import time
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from autobahn.exception import Disconnected
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async as _database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.http import HttpRequest
+from django_redis import get_redis_connection
+
+from kit import logs, metrics
+from kit.api import client_address
+from kit.errors import ApiError, describe_error, error_body, unavailable
+
+log = logging.getLogger(__name__)
+socket_log = logs.get_logger("kit.sockets")
+
+
+def database_sync_to_async(func: Any) -> Any:
+    """Run ``func`` (database work) on a worker from a thread pool, closing stale
+    connections around it as Channels does — but not on Channels' one shared
+    thread, where every socket of the process would queue behind the others."""
+    return _database_sync_to_async(func, thread_sensitive=False)
+
+
+MAX_FRAME = 64 * 1024  # the same limit as an HTTP body (PRODUCT.md)
+
+# Close codes (4000 + the HTTP status they stand for).
+CLOSE_BAD_REQUEST = 4400
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+# 4503, the database or Redis did not answer: config.middleware.CLOSE_UNAVAILABLE
+CLOSE_TOO_MANY = 4429  # over the frame budget, or one socket too many
+
+
+class FrameBudget:
+    """A token bucket: ``WS_FRAME_BURST`` frames at once, refilled at
+    ``WS_FRAME_RATE`` a second. Every frame a socket sends takes one, whatever
+    it is (a ping, a bad frame, an action), so no kind of frame is free work."""
+
+    __slots__ = ("stamp", "tokens")
+
+    def __init__(self) -> None:
+        self.tokens = float(settings.WS_FRAME_BURST)
+        self.stamp = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        refill = (now - self.stamp) * settings.WS_FRAME_RATE
+        self.tokens = min(float(settings.WS_FRAME_BURST), self.tokens + refill)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+# --- open sockets per player and per address, counted across processes ---------------------
+
+SLOT_TTL_S = 60
+"""A socket's place in a count expires this long after it was last renewed (every
+third of it while it is open), so a killed process's sockets stop counting."""
+
+
+class _LocalSlots:
+    """The counts in this process (the embedded default, without Redis)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.keys: dict[str, dict[str, float]] = {}
+
+    def take(self, channel: str, caps: list[tuple[str, int]]) -> str | None:
+        now = time.time()
+        with self.lock:
+            for key, cap in caps:
+                held = self.keys.setdefault(key, {})
+                for other in [c for c, until in held.items() if until < now]:
+                    del held[other]
+                if len(held) >= cap:
+                    return key
+            for key, _ in caps:
+                self.keys[key][channel] = now + SLOT_TTL_S
+        return None
+
+    def renew(self, channel: str, keys: list[str]) -> None:
+        with self.lock:
+            for key in keys:
+                self.keys.setdefault(key, {})[channel] = time.time() + SLOT_TTL_S
+
+    def release(self, channel: str, keys: list[str]) -> None:
+        with self.lock:
+            for key in keys:
+                held = self.keys.get(key, {})
+                held.pop(channel, None)
+                if not held:
+                    self.keys.pop(key, None)
+
+
+class _RedisSlots:
+    """The counts in Redis, shared by every daphne: per key a sorted set of
+    channel names scored by when their place expires."""
+
+    def client(self) -> Any:
+        return get_redis_connection("default")  # the cache's, on REDIS_URL
+
+    def take(self, channel: str, caps: list[tuple[str, int]]) -> str | None:
+        now = time.time()
+        pipe = self.client().pipeline(transaction=True)
+        for key, _ in caps:
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.zadd(key, {channel: now + SLOT_TTL_S})
+            pipe.zcard(key)
+            pipe.expire(key, SLOT_TTL_S)
+        counts = pipe.execute()[2::4]
+        over = next((key for (key, cap), n in zip(caps, counts, strict=True) if n > cap), None)
+        if over is not None:  # counted in, then out again: two at once may both be refused
+            self.release(channel, [key for key, _ in caps])
+        return over
+
+    def renew(self, channel: str, keys: list[str]) -> None:
+        pipe = self.client().pipeline(transaction=False)
+        for key in keys:
+            pipe.zadd(key, {channel: time.time() + SLOT_TTL_S})
+            pipe.expire(key, SLOT_TTL_S)
+        pipe.execute()
+
+    def release(self, channel: str, keys: list[str]) -> None:
+        pipe = self.client().pipeline(transaction=False)
+        for key in keys:
+            pipe.zrem(key, channel)
+        pipe.execute()
+
+
+@functools.cache
+def _slots() -> _LocalSlots | _RedisSlots:
+    return _RedisSlots() if settings.REDIS_URL else _LocalSlots()
+
+
+def _slots_call(method: str, *args: Any) -> Any:
+    """Run a count in a worker thread; while Redis is unreachable the socket is let
+    in uncounted (as the rate limits do): the caps guard against abuse and must
+    not stop honest play."""
+    try:
+        return getattr(_slots(), method)(*args)
+    except Exception as exc:
+        if not unavailable(exc):
+            raise
+        log.warning("websocket caps: %s not counted, the cache is unreachable", method)
+        return None
+
+
+def scope_address(scope: dict[str, Any]) -> str:
+    """The client's address of a websocket, exactly as the HTTP throttles read it
+    (``kit.api.client_address``: X-Forwarded-For only from ``NUM_PROXIES``)."""
+    request = HttpRequest()
+    request.META["REMOTE_ADDR"] = (scope.get("client") or ("", 0))[0] or ""
+    for name, value in scope.get("headers", []):
+        if name == b"x-forwarded-for":
+            request.META["HTTP_X_FORWARDED_FOR"] = value.decode("latin-1")
+    return client_address(request)
+
+
+class JsonSocket(AsyncWebsocketConsumer):
+    """Shared frame handling: JSON objects in, JSON out, errors as messages."""
+
+    counted = ""
+    """The kind this socket is counted as open under (``metrics.SOCKET_KINDS``)."""
+    slots: list[str] = []
+    """The keys of the caps this socket holds a place in (``take_slots``)."""
+    closing = False
+    budget: FrameBudget
+    renewing: asyncio.Future[None] | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """The consumer's whole life. What it holds is given back here, however it
+        ends: a ``websocket.disconnect``, a close of ours, an exception, or daphne
+        cancelling it (a client gone while a frame was handled, past
+        ``application_close_timeout``) — before, a socket counted open in the
+        gauge whose disconnect never ran stayed counted forever (issue 25)."""
+        self.budget = FrameBudget()
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if self.counted:
+                metrics.socket_closed(self.counted)
+                self.counted = ""
+            if self.renewing is not None:
+                self.renewing.cancel()
+            if self.slots:
+                slots, self.slots = self.slots, []
+                with contextlib.suppress(Exception):  # they expire anyway (SLOT_TTL_S)
+                    await sync_to_async(_slots_call, thread_sensitive=False)(
+                        "release", self.channel_name, slots
+                    )
+
+    async def take_slots(self) -> bool:
+        """Count this socket against the caps of its player and of its address,
+        across every daphne; over one, refuse it (error, then close 4429)."""
+        user = self.scope.get("user")
+        caps = [(f"sockets:address:{scope_address(self.scope)}", settings.WS_MAX_PER_ADDRESS)]
+        if user is not None and user.is_authenticated:
+            caps.append((f"sockets:player:{user.pk}", settings.WS_MAX_PER_PLAYER))
+        caps = [(key, cap) for key, cap in caps if cap > 0]  # 0: no cap
+        if not caps:
+            return True
+        over = await sync_to_async(_slots_call, thread_sensitive=False)(
+            "take", self.channel_name, caps
+        )
+        if over is not None:
+            whose = "your account" if over.startswith("sockets:player:") else "your address"
+            await self.refuse(
+                CLOSE_TOO_MANY,
+                ApiError(429, "too_many_sockets", f"Too many sockets open from {whose}."),
+            )
+            return False
+        self.slots = [key for key, _ in caps]
+        self.renewing = asyncio.ensure_future(self._renew_slots())
+        return True
+
+    async def _renew_slots(self) -> None:
+        while True:
+            await asyncio.sleep(SLOT_TTL_S / 3)
+            with contextlib.suppress(Exception):
+                await sync_to_async(_slots_call, thread_sensitive=False)(
+                    "renew", self.channel_name, self.slots
+                )
+
+    async def accept_counted(self, kind: str) -> None:
+        """Accept, counted open (before the handshake's answer: a client that
+        has its socket finds it counted; ``__call__`` counts it closed)."""
+        self.counted = kind
+        metrics.socket_opened(kind)
+        await self.accept()
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without the crossing it makes before every message
+        (a frame in, a broadcast relayed) to close the stale database connections
+        of its one shared thread: this consumer's database work runs in
+        ``database_sync_to_async``, which closes them around itself in the
+        thread that holds them, so that crossing only cost CPU (issue 14)."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+    def log_context(self) -> None:
+        """Each frame is a unit of work of its own (``kit/logs.py``): its log
+        lines carry this socket (``conn``: its channel name), the user and game."""
+        attempt_id = getattr(self, "attempt_id", None)
+        logs.start(conn=self.channel_name, user_id=logs.user_id(self.scope.get("user")))
+        logs.bind(attempt_id=attempt_id)
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        self.log_context()
+        socket_log.info("websocket open", path=self.scope["path"])
+        await super().websocket_connect(message)
+
+    async def websocket_disconnect(self, message: dict[str, Any]) -> None:
+        self.log_context()
+        socket_log.info("websocket closed", code=message.get("code"))
+        await super().websocket_disconnect(message)
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """Every frame first takes its place in the socket's budget; over it, the
+        socket is told why and closed (4429), and what it still sends is dropped."""
+        if self.closing:
+            return
+        if not self.budget.take():
+            self.log_context()
+            socket_log.info("websocket over its frame budget")
+            await self.close_with(
+                CLOSE_TOO_MANY,
+                ApiError(429, "too_many_frames", "Too many frames: this socket is closed."),
+            )
+            return
+        await super().websocket_receive(message)
+
+    async def close_with(self, code: int, why: ApiError) -> None:
+        """Say why, then close (an open socket)."""
+        self.closing = True
+        with contextlib.suppress(Disconnected):
+            await self.send_json({"type": "error", **error_body(why.code, why.message)})
+        await self.close(code=code)
+
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        """The player signed out (``accounts.sockets.sockets_close``): the socket's
+        session is over, on every daphne."""
+        await self.close_with(CLOSE_UNAUTHENTICATED, ApiError(401, "signed_out", "You signed out."))
+
+    async def refuse(self, code: int, why: ApiError | None = None) -> None:
+        # Accept first: a close before the handshake completes loses the code.
+        await self.accept()
+        if why is not None:  # say why (a spoiler: when it opens) before closing
+            await self.send_json({"type": "error", **error_body(why.code, why.message)})
+        await self.close(code=code)
+
+    async def send_json(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(message))
+
+    async def send_error(self, exc: Exception, **extra: Any) -> None:
+        described = describe_error(exc)
+        if described is None:
+            log.exception("websocket handler failed", exc_info=exc)
+            body = error_body("server_error", "Something broke on our side.")
+        else:
+            body = described[1]
+        await self.send_json({"type": "error", **extra, **body})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Parse one frame; a bad frame gets an error message and changes nothing."""
+        self.log_context()
+        if text_data is None:
+            await self.send_error(ApiError(400, "bad_frame", "Send JSON text frames."))
+            return
+        # The limit is in bytes (UTF-8), as for an HTTP body; 4 bytes a character at most.
+        if len(text_data) * 4 > MAX_FRAME and len(text_data.encode()) > MAX_FRAME:
+            await self.send_error(ApiError(413, "too_large", "A frame is at most 64 KiB."))
+            return
+        try:
+            message = json.loads(text_data)
+        except (ValueError, RecursionError):
+            await self.send_error(ApiError(400, "bad_json", "The frame is not valid JSON."))
+            return
+        if not isinstance(message, dict):
+            await self.send_error(ApiError(400, "bad_json", "A frame is a JSON object."))
+            return
+        kind = message.get("type")
+        if kind == "ping":
+            await self.send_json({"type": "pong"})
+            return
+        try:
+            await self.handle(kind, message)
+        except Exception as exc:
+            seq = message.get("seq")
+            await self.send_error(exc, **({"seq": seq} if type(seq) is int else {}))
+
+    async def handle(self, kind: Any, message: dict[str, Any]) -> None:
+        raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
+
+    def relayed(self, text: str) -> str:
+        """A broadcast's text as this socket passes it on (a spectator's hides
+        what only the player gets: ``games.consumers``)."""
+        return text
+
+    async def relay(self, event: dict[str, Any]) -> None:
+        """A group broadcast (``games.realtime.publish``): pass the text on, unless
+        it reports this socket's own message (answered already) or the client
+        has gone in the meantime (its events are best effort)."""
+        if event.get("skip") == self.channel_name:
+            return
+        text = self.relayed(event["text"])
+        with contextlib.suppress(Disconnected):
+            await self.send(text_data=text)
+
+
+class NotFoundConsumer(JsonSocket):
+    """Any other websocket path."""
+
+    async def connect(self) -> None:
+        await self.refuse(CLOSE_NOT_FOUND)
