@@ -3,7 +3,7 @@
     python bench/metrics.py
 
 Times, with ``time.perf_counter_ns`` over many repetitions, exactly what an
-action now does more at its door (``kit.metrics.ActionMeter``): the meter
+action now does more at its door (``games.metrics.ActionMeter``): the meter
 made, the answer counted (a counter and a histogram), in both modes —
 prometheus-client's multiprocess mode (``PROMETHEUS_MULTIPROC_DIR``, as in
 production: each write goes to a memory-mapped file) and in-process (``make
@@ -37,7 +37,8 @@ def measure() -> None:
 
     django.setup()
     from bench.measure import percentile
-    from kit import metrics
+    from games import metrics
+    from kit import metrics as kit_metrics
 
     def accepted() -> None:
         with metrics.ActionMeter("websocket", 1):
@@ -47,8 +48,8 @@ def measure() -> None:
         metrics.ActionMeter("http", 1).answered(422, "not_allowed")
 
     def socket() -> None:
-        metrics.socket_opened("game")
-        metrics.socket_closed("game")
+        kit_metrics.socket_opened("game")
+        kit_metrics.socket_closed("game")
 
     mode = "multiprocess" if os.environ.get("PROMETHEUS_MULTIPROC_DIR") else "in-process"
     for name, step in (

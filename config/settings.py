@@ -408,7 +408,7 @@ CELERY_BEAT_SCHEDULE = {
 # A guest's session lives SESSION_COOKIE_AGE (two weeks) from its sign-in; a day more.
 GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", "15"))
 
-# Prometheus metrics (kit/metrics.py, config/exporter.py; README "Metrics"). Not
+# Prometheus metrics (kit/metrics.py, games/metrics.py, config/exporter.py; README "Metrics"). Not
 # public: ``GET /metrics`` answers only with the bearer token (404 without one set),
 # and the worker, which serves no HTTP, has a port of its own. prometheus-client
 # reads PROMETHEUS_MULTIPROC_DIR itself, at import: it is read here to check it.

@@ -25,11 +25,11 @@ from kit.api import (
     rate_limit,
 )
 from kit.errors import ApiError
-from kit.metrics import ActionMeter
 
 from .dailies import utc_today
 from .device import device_id
 from .fairplay import client_address
+from .metrics import ActionMeter
 from .selectors import (
     attempt_for_viewer,
     attempt_json,

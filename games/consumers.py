@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from accounts.sockets import user_group
-from kit import metrics
 from kit.api import rate_limit
 from kit.errors import ApiError
 from kit.sockets import (
@@ -23,6 +22,7 @@ from kit.sockets import (
     database_sync_to_async,
 )
 
+from . import metrics
 from .api import action_input
 from .models import Attempt
 from .realtime import game_group

@@ -37,8 +37,8 @@ from django.utils import timezone
 
 from games.engine import ALL_VARIANTS, VARIANTS, Effort, GameCode, new_game, parse_variant, solve
 from games.engine.solver import Outcome
-from kit import metrics
 
+from . import metrics
 from .daily_keys import candidate_codes
 from .models import DailyDeal, Deal
 

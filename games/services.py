@@ -338,7 +338,7 @@ def attempt_apply_action(
     sent it (a channel name), which gets the answer and not the ``state`` event.
     ``said``, when given, gets the action as the engine read it (type, pile ids,
     count; nothing of one it could not read) for the door's log line
-    (``kit.metrics.ActionMeter``)."""
+    (``games.metrics.ActionMeter``)."""
     logs.bind(attempt_id=attempt_id, seq=seq)
     with transaction.atomic():
         attempt = _lock_for_action(attempt_id=attempt_id, player=player)

@@ -1,6 +1,8 @@
-"""What the service counts, for Prometheus (README, "Metrics"): the metric
-objects, and the meter every action goes through at its door (REST view,
-websocket consumer), which also writes the action's log line.
+"""What every part of the service counts, for Prometheus (README, "Metrics"):
+the generic figures — websockets open, broadcasts the channel layer refused,
+Celery tasks' runtimes — and the helpers an app's own figures are written with
+(``never_raises``). Each app declares its own figures beside its code
+(``games/metrics.py``: actions, refusals, the daily deals).
 
 Every layer that counts imports this module, so it sits under the apps with
 the web kit (``pyproject.toml``) and imports nothing of them. How the figures
@@ -19,59 +21,22 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
-import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from django.conf import settings
 from prometheus_client import Counter, Gauge, Histogram, disable_created_metrics
 
-from . import logs
-from .errors import describe_error
-
 log = logging.getLogger(__name__)
-action_log = logs.get_logger("games.actions")
 
 disable_created_metrics()  # no ``*_created`` series: they double the output, nothing reads them
 if settings.METRICS_DIR:  # prometheus-client writes there from the first metric on
     Path(settings.METRICS_DIR).mkdir(parents=True, exist_ok=True)
 
-TRANSPORTS = ("http", "websocket")
-OUTCOMES = (
-    "accepted",  # applied
-    "duplicate",  # a resend of an applied seq: answered again, nothing applied
-    "stale",  # 409 seq_conflict: the client is behind (another tab, a lost answer)
-    "refused",  # 422 by the rules, or 409 by the game's state (finished, day over)
-    "invalid",  # 400, 413, 415 and any other 4xx: not a well-formed action (request)
-    "denied",  # 401/403/404: not signed in, not your game, no such game
-    "throttled",  # 429
-    "unavailable",  # 503: PostgreSQL or Redis did not answer
-    "error",  # 500: our bug
-)
 SOCKET_KINDS = ("game", "watch", "leaderboard")
 """A game socket of its player, of a spectator; a day's leaderboard."""
 
-ACTIONS = Counter(
-    "patience_actions",
-    "Actions answered, by transport and outcome.",
-    ["transport", "outcome"],
-)
-ACTION_SECONDS = Histogram(
-    "patience_action_seconds",
-    "Server time of an action at its door: input parsed, rate limit, the service's"
-    " transaction, the answer encoded (HTTP: from DRF's checks on).",
-    ["transport"],
-    buckets=(0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 1),
-)
-REFUSALS = Counter(
-    "patience_refusals",
-    "Actions answered with an error (4xx), by the error's code: the engine's"
-    " reason (RULES.md C12) or ours.",
-    ["transport", "reason"],
-)
 WEBSOCKETS_OPEN = Gauge(
     "patience_websockets_open",
     "Websockets open now, by kind (game: its player; watch: a spectator; leaderboard).",
@@ -89,51 +54,9 @@ CELERY_TASK_SECONDS = Histogram(
     ["task", "state"],
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300),
 )
-DAILY_PREPARATIONS = Counter(
-    "patience_daily_preparations",
-    "Daily deals stored, by variant and result: proven (a solver's line wins it),"
-    " unproven (none found within the effort), on_demand (read before the job made it).",
-    ["variant", "result"],
-)
-DAILY_CANDIDATES_TRIED = Histogram(
-    "patience_daily_candidates_tried",
-    "Candidates a daily deal's preparation tried before one was proven (or the effort ran out).",
-    ["variant"],
-    buckets=(1, 2, 3, 5, 10, 20, 50, 100),
-)
-DAILY_PREPARATION_SECONDS = Histogram(
-    "patience_daily_preparation_seconds",
-    "Time the solver spent choosing a daily deal.",
-    ["variant"],
-    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
-)
-
-_CODE = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
-def _reason(code: object) -> str:
-    """An error code as a label: ours and the engine's are short snake_case
-    words; anything else (it should not happen) is ``other``."""
-    return code if isinstance(code, str) and _CODE.fullmatch(code) else "other"
-
-
-def _outcome(status: int, code: str) -> str:
-    if status < 300:
-        return "accepted"
-    if status == 409:
-        return "stale" if code == "seq_conflict" else "refused"
-    if status == 422:
-        return "refused"
-    if status in (401, 403, 404):
-        return "denied"
-    if status == 429:
-        return "throttled"
-    if 400 <= status < 500:  # 400, 413, 415 (not JSON), 405…: the client's, not ours
-        return "invalid"
-    return {503: "unavailable"}.get(status, "error")
-
-
-def _never_raises(count: Callable[..., None]) -> Callable[..., None]:
+def never_raises(count: Callable[..., None]) -> Callable[..., None]:
     """A figure must never break what it counts (a full disk under the
     multiprocess directory, say): a failure to count is a warning."""
 
@@ -148,91 +71,22 @@ def _never_raises(count: Callable[..., None]) -> Callable[..., None]:
 
 
 # Children resolved once: ``labels()`` takes a lock and validates on every call.
-_COUNTED = {(t, o): ACTIONS.labels(t, o) for t in TRANSPORTS for o in OUTCOMES}
-_TIMED = {t: ACTION_SECONDS.labels(t) for t in TRANSPORTS}
 _OPEN = {kind: WEBSOCKETS_OPEN.labels(kind) for kind in SOCKET_KINDS}
 
 
-class ActionMeter:
-    """One action at its door: times it, counts how it was answered and writes
-    its one log line (``games.actions``) — one classification of the answer for
-    both, whether the action reached the game or was turned away at the door.
-
-    The websocket consumer wraps its handler (``with ActionMeter("websocket")
-    as meter:``): an exception leaving the block is classified as its answer
-    will be. The REST view, whose exceptions DRF answers inside its dispatch,
-    calls ``answered`` with the response's status and error code instead.
-    Set ``duplicate`` when the service says the action was a resend; the
-    service fills ``said`` with the action as the engine read it (type, pile
-    ids, count — never a card), which the log line carries."""
-
-    __slots__ = ("duplicate", "said", "started", "transport")
-
-    def __init__(self, transport: str, attempt_id: int) -> None:
-        self.transport = transport
-        self.duplicate = False
-        self.said: dict[str, Any] = {}
-        self.started = time.perf_counter()
-        logs.bind(attempt_id=attempt_id)
-
-    def __enter__(self) -> ActionMeter:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if exc is None:
-            self.answered(200)
-            return
-        described = describe_error(exc) if isinstance(exc, Exception) else None
-        if described is None:
-            self.answered(500, "server_error")
-        else:
-            self.answered(described[0], described[1]["error"]["code"])
-
-    @_never_raises
-    def answered(self, status: int, code: object = None) -> None:
-        """Count the answer (``status``; for an error, its ``code``) and its
-        time, and log it."""
-        _TIMED[self.transport].observe(time.perf_counter() - self.started)
-        if status < 300:
-            outcome = "duplicate" if self.duplicate else "accepted"
-            _COUNTED[self.transport, outcome].inc()
-            action_log.info("action", via=self.transport, outcome=outcome, **self.said)
-            return
-        reason = _reason(code)
-        outcome = _outcome(status, reason)
-        _COUNTED[self.transport, outcome].inc()
-        if status < 500:
-            REFUSALS.labels(self.transport, reason).inc()
-        action_log.info("action", via=self.transport, outcome=outcome, reason=reason, **self.said)
-
-
-@_never_raises
+@never_raises
 def socket_opened(kind: str) -> None:
     _OPEN[kind].inc()
 
 
-@_never_raises
+@never_raises
 def socket_closed(kind: str) -> None:
     _OPEN[kind].dec()
 
 
-@_never_raises
+@never_raises
 def channel_send_failed(group: str) -> None:
     """A broadcast to ``group`` (``game.<id>``, ``leaderboard.<date>.<variant>``)
     failed: counted by the group's kind, never its name."""
     kind = group.partition(".")[0]
     CHANNEL_SEND_FAILURES.labels(kind if kind in ("game", "leaderboard") else "other").inc()
-
-
-@_never_raises
-def daily_prepared(*, variant: str, proven: bool, tried: int, seconds: float) -> None:
-    DAILY_PREPARATIONS.labels(variant, "proven" if proven else "unproven").inc()
-    DAILY_CANDIDATES_TRIED.labels(variant).observe(tried)
-    DAILY_PREPARATION_SECONDS.labels(variant).observe(seconds)
-
-
-@_never_raises
-def daily_made_on_demand(*, variant: str) -> None:
-    DAILY_PREPARATIONS.labels(variant, "on_demand").inc()

@@ -11,6 +11,7 @@ from pathlib import Path
 from prometheus_client.metrics import MetricWrapperBase
 
 from config.exporter import QueueCollector
+from games import metrics as games_metrics
 from kit import metrics
 
 DASHBOARD = Path(__file__).resolve().parents[2] / "deploy" / "grafana" / "patience-daily.json"
@@ -20,7 +21,7 @@ SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_count", "_sum"), 
 def exported() -> dict[str, str]:
     """Every sample name a scrape can hold → the family it belongs to."""
     names: dict[str, str] = {}
-    for item in vars(metrics).values():
+    for item in [*vars(metrics).values(), *vars(games_metrics).values()]:
         if isinstance(item, MetricWrapperBase):
             for suffix in SUFFIXES[item._type]:
                 names[item._name + suffix] = item._name

@@ -12,8 +12,8 @@ from prometheus_client import REGISTRY
 
 from deploy.stack import free_port
 from games.dailies import daily_deal_get
+from games.metrics import ActionMeter
 from games.realtime import game_group, publish
-from kit.metrics import ActionMeter
 from tests.conftest import assert_error
 
 TOKEN = "a-metrics-token-of-some-length"

@@ -47,7 +47,8 @@ from deploy.stack import (
     wait_until_up,
 )
 from games.engine import ALL_VARIANTS
-from kit.metrics import OUTCOMES, SOCKET_KINDS
+from games.metrics import OUTCOMES
+from kit.metrics import SOCKET_KINDS
 from tests.conftest import requires_postgres, requires_redis
 from tests.players import close_quietly, open_socket, receive
 from tests.waiting import wait_for
