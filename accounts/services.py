@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from kit.errors import ApiError
+from kit.errors import Conflict, Invalid
 
 from .models import User
 from .names import username_skeleton
@@ -32,21 +32,19 @@ def _check_new_name(username: str) -> str:
     """``username`` stripped, if an account may take it; else the 4xx that says why."""
     username = username.strip()
     if not USERNAME_MIN <= len(username) <= USERNAME_MAX:
-        raise ApiError(
-            400, "bad_username", f"A username has {USERNAME_MIN} to {USERNAME_MAX} characters."
+        raise Invalid(
+            "bad_username", f"A username has {USERNAME_MIN} to {USERNAME_MAX} characters."
         )
     try:
         User.username_validator(username)
     except ValidationError:
-        raise ApiError(
-            400, "bad_username", "A username may hold letters, digits and @ . + - _ only."
+        raise Invalid(
+            "bad_username", "A username may hold letters, digits and @ . + - _ only."
         ) from None
     if username.lower().startswith(GUEST_PREFIX):
-        raise ApiError(
-            400, "bad_username", f"Names starting with {GUEST_PREFIX!r} are kept for guests."
-        )
+        raise Invalid("bad_username", f"Names starting with {GUEST_PREFIX!r} are kept for guests.")
     if User.objects.filter(username__iexact=username).exists():
-        raise ApiError(409, "username_taken", f"The name {username!r} is taken.")
+        raise Conflict("username_taken", f"The name {username!r} is taken.")
     refuse_lookalike(username, username_skeleton(username))
     return username
 
@@ -60,7 +58,7 @@ def user_register(*, username: str, password: str, guest: User | None = None) ->
     try:
         password_validation.validate_password(password, user=User(username=username))
     except ValidationError as exc:
-        raise ApiError(400, "weak_password", " ".join(exc.messages)) from None
+        raise Invalid("weak_password", " ".join(exc.messages)) from None
     try:
         with transaction.atomic():
             if guest is None:
@@ -75,7 +73,7 @@ def user_register(*, username: str, password: str, guest: User | None = None) ->
         # A concurrent sign-up took the name (the case-insensitive constraint) or
         # one that looks like it (the unique skeleton): say which.
         refuse_lookalike(username, username_skeleton(username))
-        raise ApiError(409, "username_taken", f"The name {username!r} is taken.") from None
+        raise Conflict("username_taken", f"The name {username!r} is taken.") from None
 
 
 def guest_create() -> User:
@@ -136,8 +134,7 @@ def refuse_lookalike(username: str, skeleton: str) -> None:
     like ``username``."""
     other = lookalike(username, skeleton)
     if other is not None:
-        raise ApiError(
-            400,
+        raise Invalid(
             "username_confusable",
             confusable_message(username, other),
             params={"existing": other},

@@ -9,7 +9,7 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
-from kit.errors import ApiError
+from kit.errors import Refusal
 
 from .fairplay import REASON_MAX, WEIGHTS, attempt_disqualify, review_clear
 from .models import Action, Attempt, DailyDeal, Deal, ProvenDeal, Review, ReviewDecision
@@ -245,7 +245,7 @@ class ReviewAdmin(admin.ModelAdmin):
                     )
                     self.log_change(request, review, f"disqualified: {form.cleaned_data['reason']}")
                     done += 1
-                except ApiError as exc:
+                except Refusal as exc:
                     self.message_user(
                         request, f"#{review.attempt_id}: {exc.message}", messages.ERROR
                     )
@@ -277,7 +277,7 @@ class ReviewAdmin(admin.ModelAdmin):
                 review_clear(attempt_id=review.attempt_id, staff=request.user)
                 self.log_change(request, review, "cleared")
                 done += 1
-            except ApiError as exc:
+            except Refusal as exc:
                 self.message_user(request, f"#{review.attempt_id}: {exc.message}", messages.ERROR)
         if done:
             self.message_user(request, f"Cleared {done} result(s).", messages.SUCCESS)

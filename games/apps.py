@@ -59,8 +59,12 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from accounts.signals import guest_claimed
 
+        # The engine's errors said as the kit's refusals, for every door.
         # The jobs' receivers of the services' signals (games/signals.py).
-        from . import tasks  # noqa: F401
+        from . import (
+            errors,  # noqa: F401
+            tasks,  # noqa: F401
+        )
 
         guest_claimed.connect(_claim_guest, dispatch_uid="games.claim_guest")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from accounts.sockets import user_group
 from kit.api import rate_limit
-from kit.errors import ApiError
+from kit.errors import ApiError, NotFound, Refusal
 from kit.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,
@@ -104,9 +104,10 @@ class GameConsumer(JsonSocket):
             self.is_player, snapshot = await database_sync_to_async(_open_game)(
                 self.attempt_id, user
             )
-        except ApiError as exc:
-            not_found = exc.status_code == 404
-            await self.refuse(CLOSE_NOT_FOUND if not_found else CLOSE_FORBIDDEN, exc)
+        except Refusal as exc:
+            await self.refuse(
+                CLOSE_NOT_FOUND if isinstance(exc, NotFound) else CLOSE_FORBIDDEN, exc
+            )
             return
         await self.channel_layer.group_add(game_group(self.attempt_id), self.channel_name)
         # Signing out closes the player's sockets on every daphne (accounts/api.py).

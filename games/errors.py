@@ -1,36 +1,17 @@
-"""Refusals of the game services: what is wrong, in our codes and words, and of
-which kind — not how a transport says it. The edges map each kind to their own
-terms: an HTTP status in ``kit/errors.py`` (for the REST views and, as
-``error`` messages, the websocket consumers). The engine's refusals
-(``games.engine.errors``) are mapped there too."""
+"""Where the games meet the kit's vocabulary of refusals (``kit/errors.py``).
+
+The games' services and selectors raise the kit's kinds themselves. The engine
+is pure Python and cannot know them: its two errors (RULES.md C12, C20) are
+said as kinds here, for every door — an input that is no action, state or
+code at all is ``Invalid`` (400); a well-formed action the rules refuse here
+is ``Illegal`` (422) with the ``params`` a client says it in the player's
+language with (issue 6). Imported when the app is ready (``games/apps.py``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from kit.errors import Illegal, Invalid, describe_as
 
+from .engine import IllegalActionError, MalformedError
 
-class GameError(Exception):
-    """A refusal: ``code`` (stable, for clients), ``message`` (a sentence for the
-    player), ``extra`` fields beside them (e.g. the ``seq`` to send)."""
-
-    def __init__(self, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.extra = extra
-
-
-class Invalid(GameError):
-    """The request does not make sense (fields that do not go together)."""
-
-
-class NotFound(GameError):
-    """No such game (or none the requester may know of)."""
-
-
-class Forbidden(GameError):
-    """The game exists, but the requester may not do this to it."""
-
-
-class Conflict(GameError):
-    """Well formed and allowed, but the game's state refuses it now."""
+describe_as(MalformedError, Invalid)
+describe_as(IllegalActionError, Illegal, "params")

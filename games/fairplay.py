@@ -74,10 +74,11 @@ from django.utils import timezone
 from accounts.models import User
 from games.engine import EngineError, Game, Move, new_game
 from kit.api import RateThrottle
-from kit.errors import ApiError
+from kit.errors import Conflict, Forbidden, Invalid
 
 from . import signals
 from .models import Action, Attempt, Review, ReviewDecision
+from .selectors import no_game
 
 log = logging.getLogger(__name__)
 
@@ -706,20 +707,20 @@ def attempt_review(*, attempt_id: int) -> Review | None:
 
 def _staff_reason(reason: str, *, required: bool) -> str:
     if not isinstance(reason, str):
-        raise ApiError(400, "invalid", "reason: expected text.")
+        raise Invalid("invalid", "reason: expected text.")
     reason = reason.strip()
     if required and not reason:
-        raise ApiError(
-            400, "reason_required", "Say why: a disqualification needs a reason the player sees."
+        raise Invalid(
+            "reason_required", "Say why: a disqualification needs a reason the player sees."
         )
     if len(reason) > REASON_MAX:
-        raise ApiError(400, "reason_too_long", f"A reason has at most {REASON_MAX} characters.")
+        raise Invalid("reason_too_long", f"A reason has at most {REASON_MAX} characters.")
     return reason
 
 
 def _locked_reviewable(*, attempt_id: int, staff: User) -> tuple[Attempt, Review]:
     if not (staff.is_authenticated and staff.is_staff and staff.is_active):
-        raise ApiError(403, "not_staff", "Only staff decide fair-play reviews.")
+        raise Forbidden("not_staff", "Only staff decide fair-play reviews.")
     attempt = (
         Attempt.objects.select_for_update(of=("self",))
         .select_related("player", "daily", "deal")
@@ -727,10 +728,10 @@ def _locked_reviewable(*, attempt_id: int, staff: User) -> tuple[Attempt, Review
         .first()
     )
     if attempt is None:
-        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+        raise no_game(attempt_id)
     if not attempt.ranked or not attempt.finished:
-        raise ApiError(
-            409, "not_reviewable", "Only a finished ranked result is reviewed: this one is not."
+        raise Conflict(
+            "not_reviewable", "Only a finished ranked result is reviewed: this one is not."
         )
     review = Review.objects.filter(attempt=attempt).first()
     if review is None:  # decided before the job ran (or its message was lost)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from accounts.models import User
 from games.engine import ALL_VARIANTS, Game, GameCode, Undo, load_game, new_game, solve
 from games.engine.solver import Outcome
-from kit.errors import ApiError
+from kit.errors import Conflict, Forbidden, Gone, NotFound
 
 from .dailies import (
     commitment,
@@ -157,11 +157,11 @@ def attempt_for_viewer(*, attempt_id: int, viewer: Viewer, player_too: bool = Fa
         Attempt.objects.select_related("player", "daily", "deal").filter(pk=attempt_id).first()
     )
     if attempt is None:
-        raise ApiError(404, "not_found", f"No game {attempt_id}.")
+        raise no_game(attempt_id)
     if player_too and viewer.is_authenticated and viewer.pk == attempt.player_id:
         return attempt
     if not may_see_moves(attempt=attempt, viewer=viewer):
-        raise ApiError(403, "spoiler", SPOILER)
+        raise Forbidden("spoiler", SPOILER)
     return attempt
 
 
@@ -171,11 +171,26 @@ def attempt_of_player(*, attempt_id: int, player: User) -> Attempt:
     attempt = (
         Attempt.objects.select_related("player", "daily", "deal").filter(pk=attempt_id).first()
     )
-    if attempt is None:
-        raise ApiError(404, "not_found", f"No game {attempt_id}.")
-    if attempt.player_id != player.pk:
-        raise ApiError(403, "not_yours", "That is another player's game.")
+    attempt_check_player(
+        attempt_id=attempt_id, player_id=attempt.player_id if attempt else None, player=player
+    )
+    assert attempt is not None
     return attempt
+
+
+def no_game(attempt_id: int) -> NotFound:
+    """The refusal of a game that does not exist, wherever it is looked for."""
+    return NotFound("not_found", f"No game {attempt_id}.")
+
+
+def attempt_check_player(*, attempt_id: int, player_id: int | None, player: User) -> None:
+    """Refuse a game that does not exist (``player_id`` None) or that is not
+    ``player``'s: the one "no game" and "not yours" of every door, whether the
+    game is read (``attempt_of_player``) or locked to act on (games/services.py)."""
+    if player_id is None:
+        raise no_game(attempt_id)
+    if player_id != player.pk:
+        raise Forbidden("not_yours", "That is another player's game.")
 
 
 LAST_WINNABLE_SECONDS = 2.0
@@ -239,17 +254,16 @@ def attempt_last_winnable(*, attempt_id: int, player: User) -> dict[str, Any]:
     whatever its cards. Every other refusal says why (409)."""
     attempt = attempt_of_player(attempt_id=attempt_id, player=player)
     if attempt.finished:
-        raise ApiError(409, "finished", f"This game is over ({attempt.status}).")
+        raise Conflict("finished", f"This game is over ({attempt.status}).")
     game = load_game(attempt.state)
     if _hides_cards(game):
-        raise ApiError(
-            409,
+        raise Conflict(
             "hidden_cards",
             "This game hides cards: no position can be judged from what you have seen.",
         )
     if not (game.is_dead_end() or attempt.lost_seq == attempt.seq):
-        raise ApiError(
-            409, "not_lost", "This position is not known to be lost: play on, or undo yourself."
+        raise Conflict(
+            "not_lost", "This position is not known to be lost: play on, or undo yourself."
         )
     key = f"last-winnable:{attempt.pk}:{attempt.started_at.timestamp()}:{attempt.seq}"
     try:
@@ -275,15 +289,13 @@ def attempt_last_winnable(*, attempt_id: int, player: User) -> dict[str, Any]:
     if found["undos"] is not None:
         return {"seq": attempt.seq, "undos": found["undos"], "settled": found["settled"]}
     if not found["settled"]:
-        raise ApiError(
-            409,
+        raise Conflict(
             "unsettled",
             "The solver could not tell in time which earlier position can still be won.",
         )
     if found["reach"] == game.depth:
-        raise ApiError(409, "deal_lost", "No position of this game can be won: the deal cannot.")
-    raise ApiError(
-        409,
+        raise Conflict("deal_lost", "No position of this game can be won: the deal cannot.")
+    raise Conflict(
         "out_of_reach",
         f"None of the {found['reach']} positions undo reaches can still be won.",
     )
@@ -295,12 +307,12 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
     ``positions``, also the full view after each action, computed by the engine,
     so that a client without rules can show any step."""
     if not attempt.finished:
-        raise ApiError(409, "not_finished", "A replay is available once the game is over.")
+        raise Conflict("not_finished", "A replay is available once the game is over.")
     log = list(Action.objects.filter(attempt=attempt).order_by("seq"))
     if len(log) != attempt.seq:
         # Its month's partition was taken out of the log for cold storage
         # (README "The action log", retention): say so, not a replay that lies.
-        raise ApiError(410, "archived", "This game's moves are archived: its replay is gone.")
+        raise Gone("archived", "This game's moves are archived: its replay is gone.")
     deal = state_json(new_game(attempt.deal.code), daily=attempt.daily, full=True)
     data = {
         "id": attempt.pk,
@@ -346,12 +358,12 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
     on demand; a future day is 404, a past day shows what was stored."""
     today = utc_today()
     if date > today:
-        raise ApiError(404, "no_daily", f"The daily deals of {date} are not published yet.")
+        raise NotFound("no_daily", f"The daily deals of {date} are not published yet.")
     over = date < today
     if over:
         stored = {d.variant: d for d in DailyDeal.objects.filter(date=date).select_related("deal")}
         if not stored:
-            raise ApiError(404, "no_daily", f"There were no daily deals on {date}.")
+            raise NotFound("no_daily", f"There were no daily deals on {date}.")
         dailies = [stored[v] for v in ALL_VARIANTS if v in stored]
     else:
         dailies = [daily_deal_get(date=date, variant=v) for v in ALL_VARIANTS]

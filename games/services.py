@@ -31,13 +31,13 @@ from games.engine import (
 )
 from games.engine.solver import Outcome
 from kit import logs
+from kit.errors import Conflict, Forbidden, Invalid
 
 from . import realtime, signals
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
-from .errors import Conflict, Forbidden, Invalid, NotFound
 from .models import Action, Attempt, DailyDeal, Deal, log_month
 from .practice import practice_deal_draw
-from .selectors import attempt_json, viewer_finished_daily
+from .selectors import attempt_check_player, attempt_json, viewer_finished_daily
 
 log = logging.getLogger(__name__)
 
@@ -150,18 +150,11 @@ def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
         .filter(pk=attempt_id)
         .first()
     )
-    _check_player(attempt_id, attempt.player_id if attempt else None, player)
+    attempt_check_player(
+        attempt_id=attempt_id, player_id=attempt.player_id if attempt else None, player=player
+    )
     assert attempt is not None
     return attempt
-
-
-def _check_player(attempt_id: int, player_id: int | None, player: User) -> None:
-    """Refuse an action on a game that does not exist (``player_id`` None) or that
-    is not ``player``'s."""
-    if player_id is None:
-        raise NotFound("not_found", f"No game {attempt_id}.")
-    if player_id != player.pk:
-        raise Forbidden("not_yours", "Only the player of a game can act on it.")
 
 
 FINISH_FIELDS = ["status", "finished_at", "elapsed_ms", "updated_at"]
@@ -265,7 +258,7 @@ def _lock_for_action(*, attempt_id: int, player: User) -> Attempt:
         cursor.execute(_LOCK_SQL + lock, [attempt_id])
         row = cursor.fetchone()
     values = dict(zip(_LOCK_COLUMNS, row or (), strict=False))
-    _check_player(attempt_id, values.get("player_id"), player)
+    attempt_check_player(attempt_id=attempt_id, player_id=values.get("player_id"), player=player)
     values["started_at"] = _aware(values["started_at"])
     values["finished_at"] = _aware(values["finished_at"])
     attempt = Attempt.from_db(connection.alias, list(values), list(values.values()))

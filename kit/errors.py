@@ -1,9 +1,17 @@
 """One error shape everywhere: ``{"error": {"code": "…", "message": "…"}}`` (PRODUCT.md).
 
-Views raise :class:`ApiError`, or let a refusal of the games (``games/errors.py``)
-or of the engine through; this module turns
-every exception DRF sees, CSRF failures, and Django's own 404/500 on API paths
-into that shape.
+Two vocabularies, one per side of the door. Services and selectors say no in
+the domain's words: a :class:`Refusal` of one kind (:class:`Invalid`,
+:class:`Forbidden`, :class:`NotFound`, :class:`Conflict`, :class:`Gone`,
+:class:`Illegal`), knowing nothing of HTTP. The doors (REST views, websocket
+consumers) answer each kind with its status (``STATUS``), through
+:func:`describe_error`; they raise :class:`ApiError`, an HTTP error, for what
+only a door can refuse (a malformed request, a frame, a socket over its caps).
+Errors of code that cannot import this module (the engine's) are said as a
+kind by a registration where the app meets the kit (:func:`describe_as`).
+
+This module turns every exception DRF sees, CSRF failures, and Django's own
+404/500 on API paths into that shape. It imports no app.
 """
 
 from __future__ import annotations
@@ -23,14 +31,62 @@ from rest_framework.authentication import SessionAuthentication
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from games.engine import IllegalActionError, MalformedError
-from games.errors import Conflict, Forbidden, GameError, Invalid, NotFound
-
 from . import logs
 
 
+class Refusal(Exception):
+    """A refusal in the domain's words: ``code`` (stable, for clients),
+    ``message`` (a sentence for the player), ``extra`` fields beside them
+    (``params`` a client fills its own sentence with, the ``seq`` to send)."""
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+class Invalid(Refusal):
+    """The request does not make sense (a field out of range, fields that do
+    not go together, input that is not well formed)."""
+
+
+class Forbidden(Refusal):
+    """It exists, but the requester may not do this to it."""
+
+
+class NotFound(Refusal):
+    """No such thing (or none the requester may know of)."""
+
+
+class Conflict(Refusal):
+    """Well formed and allowed, but the state of things refuses it now."""
+
+
+class Gone(Refusal):
+    """It was there and is no more (a game's moves archived)."""
+
+
+class Illegal(Refusal):
+    """A well-formed action the rules refuse in this position (RULES.md C12);
+    ``params`` say what the sentence was filled in with."""
+
+
+STATUS: dict[type[Refusal], int] = {
+    Refusal: 400,
+    Invalid: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    Gone: 410,
+    Illegal: 422,
+}
+"""The HTTP status each kind of refusal is answered with, at every door."""
+
+
 class ApiError(exceptions.APIException):
-    """An error with our code and message; ``extra`` fields go beside them."""
+    """An HTTP error a door raises, with our code and message; ``extra`` fields
+    go beside them. Never raised by a service or selector (a test checks)."""
 
     def __init__(self, status_code: int, code: str, message: str, **extra: Any) -> None:
         super().__init__(detail=message, code=code)
@@ -40,14 +96,33 @@ class ApiError(exceptions.APIException):
         self.extra = extra
 
 
-GAME_ERROR_STATUS: dict[type, int] = {
-    Invalid: 400,
-    Forbidden: 403,
-    NotFound: 404,
-    Conflict: 409,
-    GameError: 400,
-}
-"""The HTTP status of each kind of refusal the game services raise (games/errors.py)."""
+_SAID_AS: dict[type[Exception], tuple[type[Refusal], tuple[str, ...]]] = {}
+
+
+def describe_as(error: type[Exception], kind: type[Refusal], *fields: str) -> None:
+    """Answer ``error`` (an exception with ``code`` and ``message``, of code that
+    cannot know this module) as a refusal of ``kind``, its ``fields`` beside
+    them: ``describe_as(IllegalActionError, Illegal, "params")``."""
+    _SAID_AS[error] = (kind, fields)
+
+
+def as_refusal(exc: Exception) -> Refusal | None:
+    """``exc`` as the refusal it is answered as: itself, or a registered foreign
+    error said as its kind (``describe_as``); None for anything else."""
+    if isinstance(exc, Refusal):
+        return exc
+    for cls in type(exc).__mro__:
+        said = _SAID_AS.get(cls)
+        if said is not None:
+            kind, fields = said
+            extra = {field: getattr(exc, field) for field in fields}
+            return kind(getattr(exc, "code", "invalid"), getattr(exc, "message", str(exc)), **extra)
+    return None
+
+
+def refusal_status(refusal: Refusal) -> int:
+    """The HTTP status of ``refusal``'s kind (its nearest kind in ``STATUS``)."""
+    return next(STATUS[k] for k in type(refusal).__mro__ if k in STATUS)
 
 
 THROTTLED = {
@@ -136,15 +211,10 @@ def describe_error(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]
         return 503, unavailable_body(exc), headers
     if isinstance(exc, ApiError):
         return exc.status_code, error_body(exc.code, exc.message, **exc.extra), headers
-    if isinstance(exc, GameError):
-        status = next(GAME_ERROR_STATUS[k] for k in type(exc).__mro__ if k in GAME_ERROR_STATUS)
-        return status, error_body(exc.code, exc.message, **exc.extra), headers
-    if isinstance(exc, MalformedError):
-        return 400, error_body(exc.code, exc.message), headers
-    if isinstance(exc, IllegalActionError):
-        # Well formed but refused by the rules: the reason names the rule (RULES.md C12).
-        # ``params`` let a client say it in the player's language (issue 6).
-        return 422, error_body(exc.code, exc.message, params=exc.params), headers
+    refusal = as_refusal(exc)
+    if refusal is not None:
+        body = error_body(refusal.code, refusal.message, **refusal.extra)
+        return refusal_status(refusal), body, headers
     if isinstance(exc, RequestDataTooBig):
         return 413, error_body("too_large", "The request body is over 64 KiB."), headers
     if isinstance(exc, Http404):

@@ -26,7 +26,7 @@ from django_redis import get_redis_connection
 
 from kit import logs, metrics
 from kit.api import client_address
-from kit.errors import ApiError, describe_error, error_body, unavailable
+from kit.errors import ApiError, Refusal, describe_error, error_body, unavailable
 
 log = logging.getLogger(__name__)
 socket_log = logs.get_logger("kit.sockets")
@@ -292,7 +292,7 @@ class JsonSocket(AsyncWebsocketConsumer):
             return
         await super().websocket_receive(message)
 
-    async def close_with(self, code: int, why: ApiError) -> None:
+    async def close_with(self, code: int, why: ApiError | Refusal) -> None:
         """Say why, then close (an open socket)."""
         self.closing = True
         with contextlib.suppress(Disconnected):
@@ -304,7 +304,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         session is over, on every daphne."""
         await self.close_with(CLOSE_UNAUTHENTICATED, ApiError(401, "signed_out", "You signed out."))
 
-    async def refuse(self, code: int, why: ApiError | None = None) -> None:
+    async def refuse(self, code: int, why: ApiError | Refusal | None = None) -> None:
         # Accept first: a close before the handshake completes loses the code.
         await self.accept()
         if why is not None:  # say why (a spoiler: when it opens) before closing

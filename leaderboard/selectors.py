@@ -16,7 +16,7 @@ from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, parse_variant
 from games.models import Attempt, DailyDeal
 from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
-from kit.errors import ApiError
+from kit.errors import Invalid, NotFound
 
 PAGE_SIZE = 50
 
@@ -91,14 +91,14 @@ def leaderboard_for_day(
     game, letter = parse_variant(variant)
     variant = f"{game}-{letter}"
     if date > utc_today():
-        raise ApiError(404, "no_daily", f"There is no daily deal for {date} yet.")
+        raise NotFound("no_daily", f"There is no daily deal for {date} yet.")
     daily = DailyDeal.objects.filter(date=date, variant=variant).first()
     base = {"date": date.isoformat(), "variant": variant, "page": page, "page_size": PAGE_SIZE}
     attempts = ranked_attempts(daily=daily) if daily else Attempt.objects.none()
     count = attempts.count()
     pages = max(1, -(-count // PAGE_SIZE))
     if page > pages:
-        raise ApiError(404, "no_page", f"Page {page} is past the last page ({pages}).")
+        raise NotFound("no_page", f"Page {page} is past the last page ({pages}).")
     if daily is None:
         return {
             **base,
@@ -176,7 +176,7 @@ def player_get(*, username: str) -> User | None:
 def player_record(*, username: str) -> dict[str, Any]:
     user = player_get(username=username)
     if user is None:
-        raise ApiError(404, "not_found", f"No player {username!r}.")
+        raise NotFound("not_found", f"No player {username!r}.")
     finished = counted_results(user=user).select_related("daily")
     # Results staff took off the board count nowhere above; they are listed instead.
     disqualified = [
@@ -257,8 +257,7 @@ def calendar_month(*, month: dt.date, user: User | None) -> dict[str, Any]:
     earliest = DailyDeal.objects.filter(date__lte=today).order_by("date").first()
     first = min(_month_start(earliest.date), current) if earliest else current
     if not first <= month <= current:
-        raise ApiError(
-            400,
+        raise Invalid(
             "month_out_of_range",
             f"No calendar for {_month_text(month)}: 'month' runs from"
             f" {_month_text(first)} to {_month_text(current)}.",
@@ -309,5 +308,5 @@ def calendar_month(*, month: dt.date, user: User | None) -> dict[str, Any]:
 def player_calendar(*, username: str, month: dt.date) -> dict[str, Any]:
     user = player_get(username=username)
     if user is None:
-        raise ApiError(404, "not_found", f"No player {username!r}.")
+        raise NotFound("not_found", f"No player {username!r}.")
     return calendar_month(month=month, user=user)

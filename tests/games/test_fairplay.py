@@ -29,7 +29,7 @@ from games.fairplay import (
     review_clear,
 )
 from games.models import Attempt, Review, ReviewDecision
-from kit.errors import ApiError
+from kit.errors import Conflict, Forbidden, Invalid
 from tests.conftest import Client
 from tests.fairplay import (
     HUMAN_GAPS,
@@ -309,19 +309,19 @@ def test_disqualify_needs_a_reason_staff_and_a_finished_ranked_result(make_playe
     staff = make_staff()
 
     for reason in ("", "   \n"):
-        with pytest.raises(ApiError) as refused:
+        with pytest.raises(Invalid) as refused:
             attempt_disqualify(attempt_id=attempt_id, staff=staff, reason=reason)
-        assert refused.value.code == "reason_required" and refused.value.status_code == 400
+        assert refused.value.code == "reason_required"
         assert "reason" in refused.value.message
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(Invalid) as refused:
         attempt_disqualify(attempt_id=attempt_id, staff=staff, reason="x" * 501)
     assert refused.value.code == "reason_too_long"
     not_staff = User.objects.get(username=player.username)
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(Forbidden) as refused:
         attempt_disqualify(attempt_id=attempt_id, staff=not_staff, reason="mine")
     assert refused.value.code == "not_staff"
     playing = start_daily(make_player(), "SH1-C4", clock)  # ranked, still being played
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(Conflict) as refused:
         attempt_disqualify(attempt_id=playing["id"], staff=staff, reason="too early")
     assert refused.value.code == "not_reviewable"
     assert not Attempt.objects.filter(disqualified=True).exists()
