@@ -1,4 +1,6 @@
-"""The pages of the web client, mounted at the site root by ``config/urls.py``."""
+"""The pages of the web client (``urlpatterns``, namespaced ``frontend``) and
+the files their pages load (``files``), both mounted at the site root by
+``config/urls.py``."""
 
 from django.urls import path
 
@@ -23,4 +25,12 @@ urlpatterns = [
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
+]
+
+files = [
+    # A page's stylesheets and its modules as one file each, and the client's strings as a file per
+    # language: built in-process, cached for good (issue 24, frontend/loading.py).
+    path("css/<str:names>.<str:version>.css", views.css_bundle_file, name="css-bundle"),
+    path("js/<str:names>.<str:version>.js", views.js_bundle_file, name="js-bundle"),
+    path("jsi18n/<str:language>/<str:version>.js", views.js_catalogue_file, name="js-catalogue"),
 ]

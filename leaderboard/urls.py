@@ -1,0 +1,12 @@
+"""The leaderboards' and players' API, mounted under ``api/`` by ``config/urls.py``."""
+
+from django.urls import path
+
+from .api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView
+
+urlpatterns = [
+    path("leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"),
+    path("players/<str:username>/", PlayerView.as_view(), name="player"),
+    path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),
+    path("calendar/", CalendarView.as_view(), name="calendar"),
+]
