@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .base import Game
-from .codes import GameCode
+from .codes import GameCode, Variant
 from .solver import Budget, Solution
 
 
@@ -61,6 +61,17 @@ class Layout:
 
 
 @dataclass(frozen=True)
+class NeverLooked:
+    """Fair play (``games/fairplay.py``) in a game that hides cards: a clean win
+    (no undo, no take-back) with at most ``max_passes`` turns of the waste and at
+    least ``min_progress`` of its card moves making progress (to a foundation, or
+    turning a card up) is play that never needed to look at a card."""
+
+    max_passes: int
+    min_progress: float
+
+
+@dataclass(frozen=True)
 class VariantSpec:
     """One variant of a game: ``letter`` is the code's middle part (``"C4"``)."""
 
@@ -92,6 +103,9 @@ class GameSpec:
     """In the order the service lists them (lobby, leaderboards, ``ALL_VARIANTS``)."""
     icon: str
     """The suits the lobby shows beside the game's name."""
+    never_looked: NeverLooked | None = None
+    """When a clean win is flagged for review; None: never (a game that shows
+    every card has nothing to look at)."""
 
     def __post_init__(self) -> None:
         if self.engine.game != self.prefix:
@@ -99,7 +113,7 @@ class GameSpec:
 
     def variant_id(self, variant: VariantSpec) -> str:
         """``"SH1-C4"``."""
-        return f"{self.prefix}-{variant.letter}"
+        return Variant(self.prefix, variant.letter).id
 
     def variant(self, letter: str) -> VariantSpec:
         return next(v for v in self.variants if v.letter == letter)
