@@ -63,7 +63,7 @@ import itertools
 import logging
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -72,7 +72,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from games.engine import EngineError, Game, Move, new_game
+from games.engine import SPECS, EngineError, Game, Move, NeverLooked, new_game
 from kit.api import RateThrottle
 from kit.errors import ApiError
 
@@ -89,15 +89,20 @@ REASON_MAX = 500
 """Longest reason staff may give (characters)."""
 
 
+def _declared_never_looked() -> dict[str, NeverLooked]:
+    return {p: spec.never_looked for p, spec in SPECS.items() if spec.never_looked}
+
+
 @dataclass(frozen=True)
 class Thresholds:
-    """What flags a result; the defaults and meanings are in config/settings.py."""
+    """What flags a result; the defaults and meanings are in config/settings.py,
+    but ``never_looked``, which each game declares (``GameSpec.never_looked``)."""
 
     min_median_ms: int
     min_gap_ms: int
     same_address: int
-    eh_max_passes: int
-    eh_progress: float
+    never_looked: dict[str, NeverLooked] = field(default_factory=_declared_never_looked)
+    """By game code prefix (``"EH1"``): the games that hide cards."""
 
     @classmethod
     def from_settings(cls) -> Thresholds:
@@ -105,8 +110,6 @@ class Thresholds:
             min_median_ms=settings.FAIRPLAY_MIN_MEDIAN_MS,
             min_gap_ms=settings.FAIRPLAY_MIN_GAP_MS,
             same_address=settings.FAIRPLAY_SAME_ADDRESS,
-            eh_max_passes=settings.FAIRPLAY_EH_MAX_PASSES,
-            eh_progress=settings.FAIRPLAY_EH_PROGRESS,
         )
 
 
@@ -223,6 +226,7 @@ def log_signals(
         "card_moves": card_moves,
         "progress_share": round(progress / card_moves, 3) if card_moves else None,
         "hidden_cards": game.hides_cards,
+        "game": game.code.game,
         "solver_line": solver_line,
         "replayed": replayed,
     }
@@ -260,19 +264,21 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
             f"won in {moves} moves, par {par}, with no undo and no take-back from a foundation",
         )
     share = signals.get("progress_share")
+    game = signals.get("game")
+    blind = thresholds.never_looked.get(game) if isinstance(game, str) else None
     if (
         won
         and clean
-        and signals.get("hidden_cards")
-        and signals.get("passes", 0) <= thresholds.eh_max_passes
+        and blind is not None
+        and signals.get("passes", 0) <= blind.max_passes
         and share is not None
-        and share >= thresholds.eh_progress
+        and share >= blind.min_progress
     ):
         flag(
             "never_looked",
-            f"Easy Harp won with no undo or take-back, {signals['passes']} turns of the "
-            f"waste (at most {thresholds.eh_max_passes}) and {share:.0%} of card moves "
-            f"making progress (at least {thresholds.eh_progress:.0%}): play that never "
+            f"{SPECS[str(game)].title} won with no undo or take-back, {signals['passes']} "
+            f"turns of the waste (at most {blind.max_passes}) and {share:.0%} of card moves "
+            f"making progress (at least {blind.min_progress:.0%}): play that never "
             "needed to look at a card",
         )
     if signals.get("joined_same_day"):

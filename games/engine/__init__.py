@@ -19,6 +19,7 @@ from .codes import (
     MAX_DEAL,
     MAX_KEY,
     GameCode,
+    Variant,
     decode_deal,
     decode_key,
     encode_deal,
@@ -40,7 +41,7 @@ from .registry import (
     solve,
 )
 from .seahaven import SEAHAVEN, Seahaven
-from .spec import Effort, GameSpec, Layout, VariantSpec
+from .spec import Effort, GameSpec, Layout, NeverLooked, VariantSpec
 
 __all__ = [
     "ALL_VARIANTS",
@@ -69,12 +70,14 @@ __all__ = [
     "LegalMoves",
     "MalformedError",
     "Move",
+    "NeverLooked",
     "Seahaven",
     "Step",
     "Stock",
     "Suit",
     "Tap",
     "Undo",
+    "Variant",
     "VariantSpec",
     "decode_deal",
     "decode_key",
