@@ -37,10 +37,13 @@ from .registry import (
     game_class,
     load_game,
     new_game,
+    register,
     replay,
     solve,
+    unregister,
 )
 from .seahaven import SEAHAVEN, Seahaven
+from .sentences import Plural, Sentence
 from .spec import Effort, GameSpec, Layout, NeverLooked, VariantSpec
 
 __all__ = [
@@ -71,7 +74,9 @@ __all__ = [
     "MalformedError",
     "Move",
     "NeverLooked",
+    "Plural",
     "Seahaven",
+    "Sentence",
     "Step",
     "Stock",
     "Suit",
@@ -89,6 +94,8 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_variant",
+    "register",
     "replay",
     "solve",
+    "unregister",
 ]

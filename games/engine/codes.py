@@ -43,6 +43,11 @@ def register_variants(game: str, variants: tuple[str, ...]) -> None:
     _VARIANTS[game] = variants
 
 
+def unregister_variants(game: str) -> None:
+    """Make codes of ``game`` invalid again (``registry.unregister``)."""
+    del _VARIANTS[game]
+
+
 def _variant_ids() -> str:
     return ", ".join(Variant(g, v).id for g, vs in _VARIANTS.items() for v in vs)
 
