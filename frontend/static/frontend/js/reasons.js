@@ -12,7 +12,7 @@ import { fmt } from "./i18n.js";
 
 /** A declared sentence as a template for `params`: a plural's form by the
  *  language's rule (Django's JavaScript catalog: pluralidx), the first without it. */
-function template(sentence) {
+function declared(sentence) {
   if (typeof sentence === "string") return () => sentence;
   return (p) => {
     const n = Number(p[sentence.count] ?? 1);
@@ -120,8 +120,8 @@ function howLong(seconds) {
  */
 export function describeRefusal(error, game) {
   if (!error) return "";
-  const declared = refusals(game)[error.code];
-  const entry = declared ? template(declared) : SERVICE[error.code];
+  const sentence = refusals(game)[error.code];
+  const entry = sentence ? declared(sentence) : SERVICE[error.code];
   if (!entry) return error.message || error.code || "";
   const params = error.params || {};
   const template = entry(params);
