@@ -8,7 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.conf import settings
+from django.test import Client as DjangoClient
 
+from accounts.models import User
 from games.engine import IllegalActionError, Move, new_game, solve
 from games.models import Attempt, Deal
 from tests.conftest import Client, assert_error
@@ -76,3 +79,19 @@ def test_the_toy_game_refuses_with_its_own_sentences(bakers_game, player):
 def test_without_the_fixture_the_service_knows_no_toy_game(player):
     response = player.send("/api/games/", {"random": "BG1-C4"})
     assert_error(response, 400)
+
+
+def test_the_admin_filters_deals_by_the_variants_stored_without_choices(bakers_game, player):
+    begin(player, {"code": WON_DEAL})
+    begin(player, {"code": "SH1-C4-AAAAAJ2"})
+    staff = User.objects.create_superuser("staff", password="correct horse battery")
+    client = DjangoClient()
+    client.force_login(staff)
+    page = client.get(f"/{settings.ADMIN_PATH}games/deal/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "?variant=BG1-C4" in html and "?variant=SH1-C4" in html  # the filter's choices
+    filtered = client.get(f"/{settings.ADMIN_PATH}games/deal/?variant=BG1-C4")
+    assert filtered.status_code == 200
+    assert WON_DEAL in filtered.content.decode()
+    assert "SH1-C4-AAAAAJ2" not in filtered.content.decode()
