@@ -11,6 +11,7 @@ sentences are marked for translation once, in the declarations.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from django.utils.translation import get_language, gettext, ngettext
@@ -20,6 +21,13 @@ from games.engine import SPECS, Plural, Sentence
 
 
 def games_catalogue() -> list[dict[str, Any]]:
+    """The catalogue in the page's language, made once per language (and set of
+    registered games: a test registers one): every page embeds it. Read only."""
+    return _catalogue(get_language() or "en", tuple(map(id, SPECS.values())))
+
+
+@lru_cache(maxsize=32)
+def _catalogue(language: str, games: tuple[int, ...]) -> list[dict[str, Any]]:
     """``[{"prefix", "title", "icon", "reasons", "variants": [{"id", "letter", "name",
     "tab", "choice", "cells", "layout": {"top_left", "top_right", "columns", "suits"}},
     …]}, …]``, games and variants in the order the service lists them.
@@ -27,7 +35,7 @@ def games_catalogue() -> list[dict[str, Any]]:
     ``reasons``: reason code → its ``%(name)s`` template, or for a sentence with a
     plural ``{"count": param, "forms": [...]}``, the forms in the order of the
     language's plural rule (the ``pluralidx`` of Django's JavaScript catalog)."""
-    forms = _plural_samples()
+    forms = _plural_samples(language)
     return [
         {
             "prefix": spec.prefix,
@@ -58,10 +66,10 @@ def _translated(sentence: Sentence, samples: list[int]) -> str | dict[str, Any]:
     return gettext(sentence)
 
 
-def _plural_samples() -> list[int]:
-    """One number for each plural form of the page's language, in the form's
-    order: ``[1, 2]`` for English (``n != 1``), ``[0]`` for Indonesian."""
-    plural = translation(get_language() or "en").plural
+def _plural_samples(language: str) -> list[int]:
+    """One number for each plural form of ``language``, in the forms' order:
+    ``[1, 0]`` for English (``n != 1``), ``[0]`` for Indonesian."""
+    plural = translation(language).plural
     first: dict[int, int] = {}
     for n in range(200):
         first.setdefault(plural(n), n)
