@@ -2,7 +2,7 @@
 load one, replay one, solve one.
 
 A game is registered by adding its declaration (``spec.py``) to the tuple
-``SPECS`` is made of below; the rest of the project reads ``SPECS``, ``GAMES``,
+registered below; the rest of the project reads ``SPECS``, ``GAMES``,
 ``VARIANTS`` and ``ALL_VARIANTS`` from here. :func:`register` and
 :func:`unregister` do the same at run time, for a test's own game (the toy
 Baker's Game of ``tests/engine/toy_bakers.py``): such a game plays, is listed
