@@ -24,7 +24,9 @@ The signals (``log_signals``, pure: an action log in, numbers out):
   a card before using it wins with no undo, few passes and little shuffling
   between columns. The solver itself (which knows every card) needs 4 to 7
   passes and 76–90 % progress moves on the deals measured; a player who looks
-  and explores usually needs more passes and more column moves.
+  and explores usually needs more passes and more column moves. The thresholds
+  are the game's own, in its declaration (``GameSpec.never_looked``): a game
+  that hides no card declares none.
 
 Then, from the database (``attempt_signals``): the win against ``par``, the
 account's age (created on the daily's own UTC day) and how many accounts played
