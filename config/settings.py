@@ -44,8 +44,6 @@
 | ``FAIRPLAY_MIN_MEDIAN_MS`` | fair-play review: flag a median time between actions below | 250 |
 | ``FAIRPLAY_MIN_GAP_MS`` | flag two consecutive actions closer than this | 50 |
 | ``FAIRPLAY_SAME_ADDRESS`` | flag this many accounts playing one daily from one address | 3 |
-| ``FAIRPLAY_EH_MAX_PASSES`` | Easy Harp clean win: at most this many turns of the waste | 8 |
-| ``FAIRPLAY_EH_PROGRESS`` | … and at least this share of card moves making progress | 0.75 |
 | ``FAIRPLAY_SCOUT_SEEN`` | scout: a ranked daily not won, this share of hidden cards seen | 0.95 |
 | ``FAIRPLAY_SCOUT_UNDOS`` | … with at least this many undos | 10 |
 | ``FAIRPLAY_SCOUT_IDLE_MIN`` | … resigned, abandoned, or idle this many minutes | 30 |
@@ -427,8 +425,6 @@ if METRICS_PORT and not METRICS_DIR:
 FAIRPLAY_MIN_MEDIAN_MS = int(env.get("FAIRPLAY_MIN_MEDIAN_MS", "250"))
 FAIRPLAY_MIN_GAP_MS = int(env.get("FAIRPLAY_MIN_GAP_MS", "50"))
 FAIRPLAY_SAME_ADDRESS = int(env.get("FAIRPLAY_SAME_ADDRESS", "3"))
-FAIRPLAY_EH_MAX_PASSES = int(env.get("FAIRPLAY_EH_MAX_PASSES", "8"))
-FAIRPLAY_EH_PROGRESS = float(env.get("FAIRPLAY_EH_PROGRESS", "0.75"))
 # Across accounts (the second-account cheat, issue 25).
 FAIRPLAY_SCOUT_SEEN = float(env.get("FAIRPLAY_SCOUT_SEEN", "0.95"))
 FAIRPLAY_SCOUT_UNDOS = int(env.get("FAIRPLAY_SCOUT_UNDOS", "10"))

@@ -1,31 +1,47 @@
 """The games' catalogue for the pages and the client (issue 16): each game's
-declaration (``games/engine/spec.py``) with its display names translated into
-the page's language.
+declaration (``games/engine/spec.py``) with its display names and its refusal
+sentences translated into the page's language.
 
 Every page embeds it as JSON (``<script type="application/json"
 id="games-catalogue">``, base.html), which ``static/frontend/js/catalogue.js``
 reads; the templates loop over it for the leaderboard's tabs and the New game
-window. The names are marked for translation once, in the declarations.
+window, and ``reasons.js`` fills a refusal's sentence from it. The names and the
+sentences are marked for translation once, in the declarations.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext, ngettext
+from django.utils.translation.trans_real import translation
 
-from games.engine import SPECS
+from games.engine import SPECS, Plural, Sentence
 
 
 def games_catalogue() -> list[dict[str, Any]]:
-    """``[{"prefix", "title", "icon", "variants": [{"id", "letter", "name", "tab",
-    "choice", "cells", "layout": {"top_left", "top_right", "columns"}}, …]}, …]``,
-    games and variants in the order the service lists them."""
+    """The catalogue in the page's language, made once per language (and set of
+    registered games: a test registers one): every page embeds it. Read only."""
+    return _catalogue(get_language() or "en", tuple(map(id, SPECS.values())))
+
+
+@lru_cache(maxsize=32)
+def _catalogue(language: str, games: tuple[int, ...]) -> list[dict[str, Any]]:
+    """``[{"prefix", "title", "icon", "reasons", "variants": [{"id", "letter", "name",
+    "tab", "choice", "cells", "layout": {"top_left", "top_right", "columns", "suits"}},
+    …]}, …]``, games and variants in the order the service lists them.
+
+    ``reasons``: reason code → its ``%(name)s`` template, or for a sentence with a
+    plural ``{"count": param, "forms": [...]}``, the forms in the order of the
+    language's plural rule (the ``pluralidx`` of Django's JavaScript catalog)."""
+    forms = _plural_samples(language)
     return [
         {
             "prefix": spec.prefix,
             "title": gettext(spec.title),
             "icon": spec.icon,
+            "reasons": {code: _translated(s, forms) for code, s in spec.refusals.items()},
             "variants": [
                 {
                     "id": spec.variant_id(variant),
@@ -41,3 +57,20 @@ def games_catalogue() -> list[dict[str, Any]]:
         }
         for spec in SPECS.values()
     ]
+
+
+def _translated(sentence: Sentence, samples: list[int]) -> str | dict[str, Any]:
+    if isinstance(sentence, Plural):
+        forms = [ngettext(sentence.one, sentence.other, n) for n in samples]
+        return {"count": sentence.count, "forms": forms}
+    return gettext(sentence)
+
+
+def _plural_samples(language: str) -> list[int]:
+    """One number for each plural form of ``language``, in the forms' order:
+    ``[1, 0]`` for English (``n != 1``), ``[0]`` for Indonesian."""
+    plural = translation(language).plural
+    first: dict[int, int] = {}
+    for n in range(200):
+        first.setdefault(plural(n), n)
+    return [first[index] for index in sorted(first)]

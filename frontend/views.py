@@ -191,10 +191,9 @@ def leaderboard_today(request: HttpRequest) -> HttpResponse:
 def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
     try:
         day = dt.date.fromisoformat(date)
-        game, letter = parse_variant(variant)
+        canonical = parse_variant(variant).id
     except (ValueError, EngineError):
         raise Http404("No such leaderboard.") from None
-    canonical = f"{game}-{letter}"
     if canonical != variant or day.isoformat() != date:
         return redirect("frontend:leaderboard", date=day.isoformat(), variant=canonical)
     return _page(

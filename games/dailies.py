@@ -78,8 +78,8 @@ def deal_get(*, code: GameCode) -> Deal:
 
 
 def _canonical(variant: str) -> tuple[str, str]:
-    game, letter = parse_variant(variant)
-    return game, f"{game}-{letter}"
+    parsed = parse_variant(variant)
+    return parsed.game, parsed.id
 
 
 def daily_candidates(*, date: dt.date, variant: str) -> Iterator[GameCode]:

@@ -21,9 +21,9 @@ from games.engine import GameCode, parse_variant
 
 def candidate_codes(*, secret: bytes, date: dt.date, variant: str) -> Iterator[GameCode]:
     """The deals ``date`` may play in ``variant``, in the order they are tried."""
-    game, letter = parse_variant(variant)
+    game, letter = parsed = parse_variant(variant)
     for index in itertools.count():
-        message = f"daily:{date.isoformat()}:{game}-{letter}:{index}".encode()
+        message = f"daily:{date.isoformat()}:{parsed.id}:{index}".encode()
         key = int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:16], "big")
         if key:
             yield GameCode(game, letter, key, long=True)

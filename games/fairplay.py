@@ -24,7 +24,9 @@ The signals (``log_signals``, pure: an action log in, numbers out):
   a card before using it wins with no undo, few passes and little shuffling
   between columns. The solver itself (which knows every card) needs 4 to 7
   passes and 76–90 % progress moves on the deals measured; a player who looks
-  and explores usually needs more passes and more column moves.
+  and explores usually needs more passes and more column moves. The thresholds
+  are the game's own, in its declaration (``GameSpec.never_looked``): a game
+  that hides no card declares none.
 
 Then, from the database (``attempt_signals``): the win against ``par``, the
 account's age (created on the daily's own UTC day) and how many accounts played
@@ -63,7 +65,7 @@ import itertools
 import logging
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -72,7 +74,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from games.engine import EngineError, Game, Move, new_game
+from games.engine import SPECS, EngineError, Game, Move, NeverLooked, new_game
 from kit.api import RateThrottle
 from kit.errors import Conflict, Forbidden, Invalid
 
@@ -90,15 +92,20 @@ REASON_MAX = 500
 """Longest reason staff may give (characters)."""
 
 
+def _declared_never_looked() -> dict[str, NeverLooked]:
+    return {p: spec.never_looked for p, spec in SPECS.items() if spec.never_looked}
+
+
 @dataclass(frozen=True)
 class Thresholds:
-    """What flags a result; the defaults and meanings are in config/settings.py."""
+    """What flags a result; the defaults and meanings are in config/settings.py,
+    but ``never_looked``, which each game declares (``GameSpec.never_looked``)."""
 
     min_median_ms: int
     min_gap_ms: int
     same_address: int
-    eh_max_passes: int
-    eh_progress: float
+    never_looked: dict[str, NeverLooked] = field(default_factory=_declared_never_looked)
+    """By game code prefix (``"EH1"``): the games that hide cards."""
 
     @classmethod
     def from_settings(cls) -> Thresholds:
@@ -106,8 +113,6 @@ class Thresholds:
             min_median_ms=settings.FAIRPLAY_MIN_MEDIAN_MS,
             min_gap_ms=settings.FAIRPLAY_MIN_GAP_MS,
             same_address=settings.FAIRPLAY_SAME_ADDRESS,
-            eh_max_passes=settings.FAIRPLAY_EH_MAX_PASSES,
-            eh_progress=settings.FAIRPLAY_EH_PROGRESS,
         )
 
 
@@ -224,6 +229,7 @@ def log_signals(
         "card_moves": card_moves,
         "progress_share": round(progress / card_moves, 3) if card_moves else None,
         "hidden_cards": game.hides_cards,
+        "game": game.code.game,
         "solver_line": solver_line,
         "replayed": replayed,
     }
@@ -261,19 +267,21 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
             f"won in {moves} moves, par {par}, with no undo and no take-back from a foundation",
         )
     share = signals.get("progress_share")
+    game = signals.get("game")
+    blind = thresholds.never_looked.get(game) if isinstance(game, str) else None
     if (
         won
         and clean
-        and signals.get("hidden_cards")
-        and signals.get("passes", 0) <= thresholds.eh_max_passes
+        and blind is not None
+        and signals.get("passes", 0) <= blind.max_passes
         and share is not None
-        and share >= thresholds.eh_progress
+        and share >= blind.min_progress
     ):
         flag(
             "never_looked",
-            f"Easy Harp won with no undo or take-back, {signals['passes']} turns of the "
-            f"waste (at most {thresholds.eh_max_passes}) and {share:.0%} of card moves "
-            f"making progress (at least {thresholds.eh_progress:.0%}): play that never "
+            f"{SPECS[str(game)].title} won with no undo or take-back, {signals['passes']} "
+            f"turns of the waste (at most {blind.max_passes}) and {share:.0%} of card moves "
+            f"making progress (at least {blind.min_progress:.0%}): play that never "
             "needed to look at a card",
         )
     if signals.get("joined_same_day"):

@@ -13,17 +13,16 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from games.engine import ALL_VARIANTS
-
-VARIANT_CHOICES = [(v, v) for v in ALL_VARIANTS]
-
 
 class Deal(models.Model):
     """A deal of one variant; its code recreates it exactly: a numbered deal
     (RULES.md C2, public) or a daily's 26-character key (C2b, secret until the
     day is over)."""
 
-    variant = models.CharField(max_length=8, choices=VARIANT_CHOICES)
+    # A variant id ("SH1-C4"), without ``choices``: the engine's registry knows the
+    # variants and ``parse_variant`` checks them where they enter (the services),
+    # so a new game needs no migration. Likewise DailyDeal.variant, ProvenDeal.variant.
+    variant = models.CharField(max_length=8)
     number = models.PositiveIntegerField(
         null=True, blank=True, help_text="the deal number; empty for a long-code (daily key) deal"
     )
@@ -42,7 +41,7 @@ class DailyDeal(models.Model):
     """The deal everyone plays on one UTC day in one variant."""
 
     date = models.DateField()
-    variant = models.CharField(max_length=8, choices=VARIANT_CHOICES)
+    variant = models.CharField(max_length=8)
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="dailies")
     par = models.PositiveIntegerField(
         null=True, blank=True, help_text="length of the solver's winning line: best known"
@@ -69,7 +68,7 @@ class ProvenDeal(models.Model):
     nothing here is secret; the winning line itself is not kept (only its length)."""
 
     deal = models.OneToOneField(Deal, on_delete=models.CASCADE, related_name="proven")
-    variant = models.CharField(max_length=8, choices=VARIANT_CHOICES, db_index=True)
+    variant = models.CharField(max_length=8, db_index=True)
     par = models.PositiveIntegerField(help_text="length of the solver's winning line")
     proven_at = models.DateTimeField(default=timezone.now)
 

@@ -60,8 +60,7 @@ class Drawn:
 
 
 def _canonical(variant: str) -> str:
-    game, letter = parse_variant(variant)
-    return f"{game}-{letter}"
+    return parse_variant(variant).id
 
 
 def _random_codes(variant: str, blocked: set[str]) -> Iterator[GameCode]:

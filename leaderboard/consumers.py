@@ -17,10 +17,10 @@ def _parse_board(date: str, variant: str) -> tuple[dt.date, str]:
     leaderboard uses (``leaderboard/api.py``): what it refuses, this refuses."""
     day = parse_date(date)
     try:
-        game, letter = parse_variant(variant)
+        variant = parse_variant(variant).id
     except MalformedError as exc:
         raise ApiError(400, exc.code, exc.message) from None
-    return day, f"{game}-{letter}"
+    return day, variant
 
 
 class LeaderboardConsumer(JsonSocket):

@@ -88,8 +88,7 @@ def result_json(attempt: Attempt, *, show_replay: bool) -> dict[str, Any]:
 def leaderboard_for_day(
     *, date: dt.date, variant: str, viewer: Viewer, page: int = 1
 ) -> dict[str, Any]:
-    game, letter = parse_variant(variant)
-    variant = f"{game}-{letter}"
+    variant = parse_variant(variant).id
     if date > utc_today():
         raise NotFound("no_daily", f"There is no daily deal for {date} yet.")
     daily = DailyDeal.objects.filter(date=date, variant=variant).first()

@@ -12,6 +12,8 @@ from django.db import connection, connections
 from rest_framework.test import APIClient
 
 from games.dailies import daily_deal_prepare, utc_today
+from games.engine import GameSpec, register, unregister
+from tests.engine.toy_bakers import BAKERS
 
 _names = itertools.count()
 
@@ -103,6 +105,16 @@ def _close_stray_connections(django_db_setup, django_db_blocker):
 def _clear_cache():
     cache.clear()  # throttles count per test
     yield
+
+
+@pytest.fixture
+def bakers_game() -> Any:
+    """The toy Baker's Game (``tests/engine/toy_bakers.py``) registered for one
+    test, and forgotten after it: the service itself never knows it."""
+    register(BAKERS)
+    spec: GameSpec = BAKERS
+    yield spec
+    unregister(BAKERS.prefix)
 
 
 @pytest.fixture

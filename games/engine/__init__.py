@@ -19,6 +19,7 @@ from .codes import (
     MAX_DEAL,
     MAX_KEY,
     GameCode,
+    Variant,
     decode_deal,
     decode_key,
     encode_deal,
@@ -36,11 +37,14 @@ from .registry import (
     game_class,
     load_game,
     new_game,
+    register,
     replay,
     solve,
+    unregister,
 )
 from .seahaven import SEAHAVEN, Seahaven
-from .spec import Effort, GameSpec, Layout, VariantSpec
+from .sentences import Plural, Sentence
+from .spec import Effort, GameSpec, Layout, NeverLooked, VariantSpec
 
 __all__ = [
     "ALL_VARIANTS",
@@ -69,12 +73,16 @@ __all__ = [
     "LegalMoves",
     "MalformedError",
     "Move",
+    "NeverLooked",
+    "Plural",
     "Seahaven",
+    "Sentence",
     "Step",
     "Stock",
     "Suit",
     "Tap",
     "Undo",
+    "Variant",
     "VariantSpec",
     "decode_deal",
     "decode_key",
@@ -86,6 +94,8 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_variant",
+    "register",
     "replay",
     "solve",
+    "unregister",
 ]

@@ -29,44 +29,56 @@ from .cards import CARDS, KING, RANK_CHARS, Card, Suit
 from .codes import GameCode
 from .errors import IllegalActionError, MalformedError
 from .history import UNDO_LIMIT, Step
+from .sentences import Sentence, fill, gettext_noop, ngettext_noop
 from .shuffle import shuffled_ids
 from .snapshot import restore, saved_code
 
 RANK_NAMES = ["ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"]
 SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
 
-COMMON_REASONS: dict[str, str] = {
-    "game_over": "The game is won; no further action is accepted, not even undo.",
-    "same_pile": "A card has to move to another pile.",
-    "empty_pile": "There is no card on {src} to move.",
-    "not_enough_cards": "{src} holds {have} card(s); {n} cannot be moved from it.",
-    "face_down": "Only face-up cards move; {n} cards from {src} would take face-down ones too.",
-    "foundation_to_foundation": (
+COMMON_REASONS: dict[str, Sentence] = {
+    "game_over": gettext_noop("The game is won; no further action is accepted, not even undo."),
+    "same_pile": gettext_noop("A card has to move to another pile."),
+    "empty_pile": gettext_noop("There is no card on %(src)s to move."),
+    "not_enough_cards": ngettext_noop(
+        "%(src)s holds %(have)s card; %(n)s cannot be moved from it.",
+        "%(src)s holds %(have)s cards; %(n)s cannot be moved from it.",
+        count="have",
+    ),
+    "face_down": gettext_noop(
+        "Only face-up cards move; %(n)s cards from %(src)s would take face-down ones too."
+    ),
+    "foundation_to_foundation": gettext_noop(
         "Foundations are not a source for foundations: a card taken back from a foundation "
         "goes into the play area."
     ),
-    "take_back_one_card": "Only the top card of a foundation can be taken back, one at a time.",
-    "foundation_one_card": "Cards go onto a foundation one at a time.",
-    "foundation_suit": (
-        "Each foundation spot takes only its own suit: {dst} is for {spot_suit}, not {card}."
+    "take_back_one_card": gettext_noop(
+        "Only the top card of a foundation can be taken back, one at a time."
     ),
-    "foundation_order": (
-        "A foundation is built up in suit from the ace, one rank at a time: {dst} needs {need}, "
-        "not {card}."
+    "foundation_one_card": gettext_noop("Cards go onto a foundation one at a time."),
+    "foundation_suit": gettext_noop(
+        "Each foundation spot takes only its own suit: %(dst)s is for %(spot_suit)s, not %(card)s."
     ),
-    "no_foundation": (
-        "No foundation accepts {card}: each takes its own suit, ace first, then one rank at a time."
+    "foundation_order": gettext_noop(
+        "A foundation is built up in suit from the ace, one rank at a time: %(dst)s needs "
+        "%(need)s, not %(card)s."
     ),
-    "no_undo": "There is nothing to undo.",
-    "undo_limit": "Undo covers only the last 100 actions.",
-    "tap_stock": "Taps are for cards; the stock has its own action.",
-    "tap_foundation": (
+    "no_foundation": gettext_noop(
+        "No foundation accepts %(card)s: each takes its own suit, ace first, then one rank at "
+        "a time."
+    ),
+    "no_undo": gettext_noop("There is nothing to undo."),
+    "undo_limit": gettext_noop("Undo covers only the last 100 actions."),
+    "tap_stock": gettext_noop("Taps are for cards; the stock has its own action."),
+    "tap_foundation": gettext_noop(
         "A tap sends a card to a foundation; a card already on a foundation is taken back by "
         "dragging it."
     ),
-    "tap_run": "A tap sends one card to a foundation; a run cannot go there.",
-    "no_place": "Double tap found no place for {card}.",
+    "tap_run": gettext_noop("A tap sends one card to a foundation; a run cannot go there."),
+    "no_place": gettext_noop("Double tap found no place for %(card)s."),
 }
+"""The refusal sentences every game shares (C12), each a ``%(name)s`` template
+(``sentences.py``); a game's own ``reasons`` add to them or replace one."""
 
 
 class Game(ABC):
@@ -78,8 +90,10 @@ class Game(ABC):
     n_cards: ClassVar[int]
     n_columns: ClassVar[int]
     foundation_suits: ClassVar[tuple[Suit, ...]]
-    reasons: ClassVar[dict[str, str]]
-    """Reason code → one sentence naming the rule (C12); ``str.format`` fields below."""
+    reasons: ClassVar[dict[str, Sentence]]
+    """Reason code → one sentence naming the rule (C12), this game's own: with
+    :data:`COMMON_REASONS`, every refusal it can give (``%(name)s`` fields: see
+    :meth:`refuse`). Part of the game's declaration (``GameSpec.refusals``)."""
     hides_cards: ClassVar[bool] = False
     """Whether a player's view hides cards (face-down cards, the stock)."""
 
@@ -241,19 +255,22 @@ class Game(ABC):
         top = target[-1] if target else None
         if dst == "s" or len(target) <= self.down.get(dst, 0):
             top = None  # the stock's top, or a face-down card: never named either
-        template = self.reasons.get(reason) or COMMON_REASONS[reason]
+        sentence = self.reasons.get(reason) or COMMON_REASONS[reason]
         capacity = self.capacity(dst) if dst else 1
         spot = self.spot_suit.get(dst)
-        message = template.format(
-            src=src,
-            dst=dst,
-            n=n,
-            have=len(pile),
-            card=card.text if card else "that card",
-            top=top.text if top else "an empty column",
-            spot_suit=SUIT_NAMES[spot] if spot is not None else "",
-            need=need,
-            capacity=capacity,
+        message = fill(
+            sentence,
+            {
+                "src": src,
+                "dst": dst,
+                "n": n,
+                "have": len(pile),
+                "card": card.text if card else "that card",
+                "top": top.text if top else "an empty column",
+                "spot_suit": SUIT_NAMES[spot] if spot is not None else "",
+                "need": need,
+                "capacity": capacity,
+            },
         )
         params: dict[str, str | int | None] = {
             "src": src,

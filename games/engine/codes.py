@@ -19,7 +19,7 @@ and deal 5 are different cards.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import NamedTuple, TypeGuard
 
 from .errors import MalformedError
 
@@ -43,8 +43,13 @@ def register_variants(game: str, variants: tuple[str, ...]) -> None:
     _VARIANTS[game] = variants
 
 
+def unregister_variants(game: str) -> None:
+    """Make codes of ``game`` invalid again (``registry.unregister``)."""
+    del _VARIANTS[game]
+
+
 def _variant_ids() -> str:
-    return ", ".join(f"{g}-{v}" for g, vs in _VARIANTS.items() for v in vs)
+    return ", ".join(Variant(g, v).id for g, vs in _VARIANTS.items() for v in vs)
 
 
 _DIGITS = frozenset(ALPHABET)
@@ -143,8 +148,21 @@ def decode_key(text: str) -> int:
     return key
 
 
-def parse_variant(text: object) -> tuple[str, str]:
-    """``"sh1-c4"`` → ``("SH1", "C4")``. Raises :class:`MalformedError`."""
+class Variant(NamedTuple):
+    """A known variant: its game (name + rules version) and its letter."""
+
+    game: str
+    letter: str
+
+    @property
+    def id(self) -> str:
+        """The canonical variant name, ``"SH1-C4"``: what the service stores and ranks."""
+        return f"{self.game}-{self.letter}"
+
+
+def parse_variant(text: object) -> Variant:
+    """``"sh1-c4"`` → ``Variant("SH1", "C4")`` (``.id``: ``"SH1-C4"``).
+    Raises :class:`MalformedError`."""
     if not isinstance(text, str):
         raise MalformedError("bad_variant", "A variant is a string such as 'EH1-N' or 'SH1-C4'.")
     parts = text.strip().upper().split("-")
@@ -154,7 +172,7 @@ def parse_variant(text: object) -> tuple[str, str]:
         )
     game, variant = parts
     _check_game_variant(game, variant)
-    return game, variant
+    return Variant(game, variant)
 
 
 def _check_game_variant(game: str, variant: str) -> None:
@@ -217,7 +235,7 @@ class GameCode:
     @property
     def variant_id(self) -> str:
         """``"SH1-C4"``."""
-        return f"{self.game}-{self.variant}"
+        return Variant(self.game, self.variant).id
 
     @property
     def deal(self) -> str:

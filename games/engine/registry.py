@@ -1,8 +1,13 @@
 """The games, from their declarations: find one by its code prefix, start one,
 load one, replay one, solve one.
 
-A game is registered by adding its declaration (``spec.py``) to ``SPECS``; the
-rest of the project reads ``SPECS``, ``GAMES`` and ``ALL_VARIANTS`` from here.
+A game is registered by adding its declaration (``spec.py``) to the tuple
+registered below; the rest of the project reads ``SPECS``, ``GAMES``,
+``VARIANTS`` and ``ALL_VARIANTS`` from here. :func:`register` and
+:func:`unregister` do the same at run time, for a test's own game (the toy
+Baker's Game of ``tests/engine/toy_bakers.py``): such a game plays, is listed
+in the catalogue and takes practice deals, but ``ALL_VARIANTS`` — the variants
+with a ranked daily, fixed when the service starts — stays as it was.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from collections.abc import Iterable
 
 from .actions import Action
 from .base import Game
-from .codes import GameCode, register_variants
+from .codes import GameCode, register_variants, unregister_variants
 from .easy_harp import EASY_HARP
 from .errors import EngineError
 from .seahaven import SEAHAVEN
@@ -19,20 +24,36 @@ from .snapshot import saved_code
 from .solver import Budget, Solution
 from .spec import GameSpec, VariantSpec
 
-SPECS: dict[str, GameSpec] = {spec.prefix: spec for spec in (EASY_HARP, SEAHAVEN)}
+SPECS: dict[str, GameSpec] = {}
 """Every game's declaration by code prefix, in the order the service lists them."""
 
-for _spec in SPECS.values():
-    register_variants(_spec.prefix, tuple(v.letter for v in _spec.variants))
+GAMES: dict[str, type[Game]] = {}
 
-GAMES: dict[str, type[Game]] = {prefix: spec.engine for prefix, spec in SPECS.items()}
-
-VARIANTS: dict[str, tuple[GameSpec, VariantSpec]] = {
-    spec.variant_id(variant): (spec, variant)
-    for spec in SPECS.values()
-    for variant in spec.variants
-}
+VARIANTS: dict[str, tuple[GameSpec, VariantSpec]] = {}
 """Each variant id (``"SH1-C4"``) → its game's declaration and its own."""
+
+
+def register(spec: GameSpec) -> None:
+    """Make ``spec``'s game known: its codes, its engine, its variants."""
+    if spec.prefix in SPECS:
+        raise ValueError(f"{spec.prefix} is registered already")
+    SPECS[spec.prefix] = spec
+    GAMES[spec.prefix] = spec.engine
+    VARIANTS.update((spec.variant_id(v), (spec, v)) for v in spec.variants)
+    register_variants(spec.prefix, tuple(v.letter for v in spec.variants))
+
+
+def unregister(prefix: str) -> None:
+    """Forget a game :func:`register` made known (a test's, when it is done)."""
+    spec = SPECS.pop(prefix)
+    del GAMES[prefix]
+    for variant in spec.variants:
+        del VARIANTS[spec.variant_id(variant)]
+    unregister_variants(prefix)
+
+
+for _spec in (EASY_HARP, SEAHAVEN):
+    register(_spec)
 
 ALL_VARIANTS: tuple[str, ...] = tuple(VARIANTS)
 """``("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")``: the variant ids the service ranks."""

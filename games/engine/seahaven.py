@@ -8,8 +8,9 @@ from typing import ClassVar
 from .actions import Move
 from .base import Game
 from .cards import KING, Card, Suit
+from .sentences import Sentence, gettext_noop, ngettext_noop
 from .solver.seahaven import solve_seahaven
-from .spec import Effort, GameSpec, VariantSpec, gettext_noop
+from .spec import Effort, GameSpec, VariantSpec
 
 FOUNDATION_POINTS = 10
 
@@ -39,27 +40,30 @@ class Seahaven(Game):
     n_cards = 52
     n_columns = 10
     foundation_suits = (Suit.S, Suit.H, Suit.D, Suit.C)  # C7
-    reasons: ClassVar[dict[str, str]] = {
-        "wrong_build": (
+    reasons: ClassVar[dict[str, Sentence]] = {
+        "wrong_build": gettext_noop(
             "In Seahaven Towers a card goes only onto the card of its own suit one rank higher; "
-            "{card} cannot go onto {top}."
+            "%(card)s cannot go onto %(top)s."
         ),
-        "kings_only": (
-            "An empty column accepts only a king, alone or heading its same-suit run; {card} "
+        "kings_only": gettext_noop(
+            "An empty column accepts only a king, alone or heading its same-suit run; %(card)s "
             "cannot go there."
         ),
-        "not_a_run": (
+        "not_a_run": gettext_noop(
             "Only a run of one suit in consecutive descending ranks can move as a group."
         ),
-        "group_too_large": (
-            "At most {capacity} card(s) can move there: (free cells + 1) × 2^(empty columns), "
-            "an empty destination column not counted."
+        "group_too_large": ngettext_noop(
+            "At most %(capacity)s card can move there: (free cells + 1) × 2^(empty columns), "
+            "an empty destination column not counted.",
+            "At most %(capacity)s cards can move there: (free cells + 1) × 2^(empty columns), "
+            "an empty destination column not counted.",
+            count="capacity",
         ),
-        "cell_occupied": "A cell holds one card, and {dst} is occupied.",
-        "cell_one_card": "A cell holds one card; a group cannot go into a cell.",
-        "no_stock": "Seahaven Towers has no stock: every card is dealt face up.",
-        "no_place": (
-            "Double tap found no place for {card}: no foundation, column, empty column or empty "
+        "cell_occupied": gettext_noop("A cell holds one card, and %(dst)s is occupied."),
+        "cell_one_card": gettext_noop("A cell holds one card; a group cannot go into a cell."),
+        "no_stock": gettext_noop("Seahaven Towers has no stock: every card is dealt face up."),
+        "no_place": gettext_noop(
+            "Double tap found no place for %(card)s: no foundation, column, empty column or empty "
             "cell accepts it."
         ),
     }

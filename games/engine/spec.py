@@ -6,9 +6,10 @@ variant its id, display names, the daily preparation effort and the piles the
 client lays out. ``registry.py`` lists the declarations; everything else — the
 codes, the daily job, the pages and the client's catalogue — reads them there.
 
-Display names are English source strings marked with :func:`gettext_noop`, so
-``make messages`` puts them in the ``django`` catalog; the web layer translates
-them (``frontend/catalogue.py``). The engine itself never translates.
+Display names and refusal sentences are English source strings marked with
+``gettext_noop`` (``sentences.py``), so ``make messages`` puts them in the
+``django`` catalog; the web layer translates them and ships them to the client
+(``frontend/catalogue.py``). The engine itself never translates.
 """
 
 from __future__ import annotations
@@ -16,17 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
-from .base import Game
-from .codes import GameCode
+from .base import COMMON_REASONS, Game
+from .codes import GameCode, Variant
+from .sentences import Sentence
 from .solver import Budget, Solution
-
-
-def gettext_noop(message: str) -> str:
-    """Mark ``message`` for translation without translating it (as Django's
-    function of that name): the engine stays free of Django, and ``makemessages``
-    finds the call by its name."""
-    return message
 
 
 @dataclass(frozen=True)
@@ -46,18 +42,33 @@ class Effort:
 class Layout:
     """The client's layout hints: the pile ids of the top row's left group
     (stock and waste, or the cells), its right group (the foundations), and the
-    columns, left to right. Pure geometry: no rule of the game."""
+    columns, left to right; and the suit each foundation spot takes (C7), which
+    the client shows on an empty spot. Read from the engine, never re-derived."""
 
     top_left: tuple[str, ...]
     top_right: tuple[str, ...]
     columns: tuple[str, ...]
+    suits: dict[str, str]
+    """Foundation spot → its suit letter: ``{"f1": "S", "f2": "H", …}``."""
 
-    def to_json(self) -> dict[str, list[str]]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "top_left": list(self.top_left),
             "top_right": list(self.top_right),
             "columns": list(self.columns),
+            "suits": dict(self.suits),
         }
+
+
+@dataclass(frozen=True)
+class NeverLooked:
+    """Fair play (``games/fairplay.py``) in a game that hides cards: a clean win
+    (no undo, no take-back) with at most ``max_passes`` turns of the waste and at
+    least ``min_progress`` of its card moves making progress (to a foundation, or
+    turning a card up) is play that never needed to look at a card."""
+
+    max_passes: int
+    min_progress: float
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,9 @@ class GameSpec:
     """In the order the service lists them (lobby, leaderboards, ``ALL_VARIANTS``)."""
     icon: str
     """The suits the lobby shows beside the game's name."""
+    never_looked: NeverLooked | None = None
+    """When a clean win is flagged for review; None: never (a game that shows
+    every card has nothing to look at)."""
 
     def __post_init__(self) -> None:
         if self.engine.game != self.prefix:
@@ -99,7 +113,7 @@ class GameSpec:
 
     def variant_id(self, variant: VariantSpec) -> str:
         """``"SH1-C4"``."""
-        return f"{self.prefix}-{variant.letter}"
+        return Variant(self.prefix, variant.letter).id
 
     def variant(self, letter: str) -> VariantSpec:
         return next(v for v in self.variants if v.letter == letter)
@@ -115,5 +129,13 @@ class GameSpec:
                 top_left=game.extra_piles() + game.cells,
                 top_right=game.foundations,
                 columns=game.columns,
+                suits={spot: suit.name for spot, suit in game.spot_suit.items()},
             )
         return layouts
+
+    @cached_property
+    def refusals(self) -> dict[str, Sentence]:
+        """Every refusal sentence of the game by reason code (C12): the shared
+        ones with the game's own in their place (``Game.reasons``), as the engine
+        says them — the client says them in the player's language from these."""
+        return {**COMMON_REASONS, **self.engine.reasons}

@@ -20,6 +20,7 @@ from games.engine import (
     parse_card,
     parse_variant,
 )
+from tests.engine.toy_bakers import TOY_VARIANTS
 
 KEY = "CNYUZSFWIH5KXM5EKJKWKKTRPX"
 
@@ -99,7 +100,7 @@ def test_c2b_key_digits(text, key):
     assert len(text) == KEY_DIGITS
 
 
-@given(st.integers(1, MAX_KEY), st.sampled_from(ALL_VARIANTS))
+@given(st.integers(1, MAX_KEY), st.sampled_from(ALL_VARIANTS + TOY_VARIANTS))
 def test_c2b_long_codes_round_trip(key, variant):
     code = GameCode(*variant.split("-"), key, long=True)
     text = str(code)

@@ -1,4 +1,6 @@
-"""Hypothesis properties over random legal and illegal action streams, all four variants.
+"""Hypothesis properties over random legal and illegal action streams, every
+registered variant: the four of the service and the toy Baker's Game's two
+(``toy_bakers.py``, registered for this package by its conftest).
 
 After every step: cards are conserved, no face-down card lies above a face-up
 one, the score is never negative, won ⇔ every card on the foundations, the
@@ -32,8 +34,9 @@ from games.engine import (
     new_game,
     replay,
 )
+from tests.engine.toy_bakers import TOY_VARIANTS
 
-VARIANTS = st.sampled_from(ALL_VARIANTS)
+VARIANTS = st.sampled_from(ALL_VARIANTS + TOY_VARIANTS)
 NUMBERED = st.builds(lambda v, n: f"{v}-{encode_deal(n)}", VARIANTS, st.integers(1, MAX_DEAL))
 LONG = st.builds(lambda v, k: f"{v}-{encode_key(k)}", VARIANTS, st.integers(1, MAX_KEY))
 CODES = st.one_of(NUMBERED, LONG)

@@ -15,6 +15,7 @@ from games.engine import (
     new_game,
     replay,
 )
+from tests.engine.toy_bakers import TOY_VARIANTS
 
 KEY = "CNYUZSFWIH5KXM5EKJKWKKTRPX"
 
@@ -48,6 +49,8 @@ def played(code: str, n: int = 30) -> object:
         f"EH1-N-{KEY}",  # long codes (C2b)
         f"SH1-C4-{KEY}",
         f"SH1-C1-{KEY}",
+        *(f"{variant}-AAAAAJ2" for variant in TOY_VARIANTS),  # a third game (conftest)
+        *(f"{variant}-{KEY}" for variant in TOY_VARIANTS),
     ],
 )
 def test_round_trip_through_json_text(code):

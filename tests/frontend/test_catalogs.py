@@ -1,6 +1,7 @@
-"""The client's languages (issue 6): every refusal code of the engine has a
-translatable sentence in the client, and every catalog is complete, compiled,
-and keeps each placeholder of its English text."""
+"""The client's languages (issue 6): the client keeps no refusal sentence of a
+game (each game declares its own, shipped translated in the games' catalogue:
+tests/frontend/test_games_catalogue.py), and every catalog is complete,
+compiled, and keeps each placeholder of its English text."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import EasyHarp, Seahaven
-from games.engine.base import COMMON_REASONS
+from games.engine import SPECS
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale"
@@ -21,11 +21,13 @@ DOMAINS = ["django", "djangojs"]
 PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%[sd]|\{\w+\}")
 
 
-def test_every_refusal_code_of_the_engine_has_a_sentence_in_the_client():
-    codes = set(COMMON_REASONS) | set(EasyHarp.reasons) | set(Seahaven.reasons)
+def test_the_client_keeps_no_refusal_sentence_nor_game_of_its_own():
+    codes = {code for spec in SPECS.values() for code in spec.refusals}
     text = REASONS_JS.read_text()
     defined = set(re.findall(r"^\s+(\w+): \(", text, re.MULTILINE))
-    assert codes - defined == set(), "refusal codes the client cannot translate"
+    assert codes & defined == set(), "refusal sentences the client says instead of the games"
+    for spec in SPECS.values():
+        assert spec.title not in text and f"{spec.prefix}:" not in text
 
 
 def po_entries(path: Path) -> list[str]:

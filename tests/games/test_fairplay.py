@@ -18,7 +18,7 @@ from django.test import Client as DjangoClient
 
 from accounts.models import User
 from games.dailies import utc_today
-from games.engine import Game, new_game, solve
+from games.engine import Game, NeverLooked, new_game, solve
 from games.engine.solver import Outcome
 from games.fairplay import (
     MIN_TIMED_GAPS,
@@ -43,9 +43,7 @@ from tests.fairplay import (
 )
 from tests.realtime.conftest import socket_for
 
-DEFAULTS = Thresholds(
-    min_median_ms=250, min_gap_ms=50, same_address=3, eh_max_passes=8, eh_progress=0.75
-)
+DEFAULTS = Thresholds(min_median_ms=250, min_gap_ms=50, same_address=3)
 EASY_HARP_DEALS = ("EH1-N-AAAAAAD", "EH1-N-AAAAAAF", "EH1-N-AAAAAAL")
 SEAHAVEN_DEAL = "SH1-C4-AAAAAJ2"
 
@@ -89,6 +87,8 @@ def test_the_defaults_are_the_settings():
     from django.conf import settings
 
     assert Thresholds.from_settings() == DEFAULTS
+    # A game's own thresholds are its declaration's (Easy Harp: 8 passes, 75 %).
+    assert DEFAULTS.never_looked == {"EH1": NeverLooked(max_passes=8, min_progress=0.75)}
     assert settings.FAIRPLAY_MIN_MEDIAN_MS == 250 and settings.FAIRPLAY_SAME_ADDRESS == 3
 
 
@@ -160,8 +160,8 @@ def test_easy_harp_won_without_looking_is_flagged_by_the_defaults(code):
     looked_once = [{"type": "stock"}] * (stock + 1) + line
     signals = won_signals(code, looked_once, human_ms(len(looked_once)))
     assert signals["hidden_cards"] and signals["undos"] == 0
-    assert signals["passes"] <= DEFAULTS.eh_max_passes
-    assert signals["progress_share"] >= DEFAULTS.eh_progress
+    assert signals["passes"] <= DEFAULTS.never_looked["EH1"].max_passes
+    assert signals["progress_share"] >= DEFAULTS.never_looked["EH1"].min_progress
     assert codes(flag_reasons(signals, DEFAULTS)) == {"never_looked"}
     reason = flag_reasons(signals, DEFAULTS)[0]["text"]
     assert "Easy Harp won with no undo" in reason and "never needed to look" in reason

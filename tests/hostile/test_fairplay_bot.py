@@ -7,13 +7,14 @@ Nothing is disqualified by a flag. Why the clock: ``tests/fairplay.py``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from games.dailies import utc_today
-from games.engine import new_game
+from games.engine import EASY_HARP, SPECS, NeverLooked, new_game
 from games.fairplay import log_signals
 from games.models import Attempt, Review
 from leaderboard.selectors import leaderboard_for_day
@@ -98,13 +99,13 @@ def test_a_person_with_an_undo_or_two_is_not_flagged(regular, clock):
     assert review.signals["min_gap_ms"] >= 900 and review.signals["moves"] > daily.par
 
 
-def test_easy_harp_won_without_ever_looking_is_flagged(regular, clock, settings):
+def test_easy_harp_won_without_ever_looking_is_flagged(regular, clock, monkeypatch):
     # The day's deal changes every day; the solver's own line needs a few passes of
     # the stock and has 76-90 % progress moves on the fixed deals where the defaults
     # are checked (tests/games/test_fairplay.py). Here the limits leave room for any
     # day's line: this test is about the detection, not the calibration.
-    settings.FAIRPLAY_EH_MAX_PASSES = 30
-    settings.FAIRPLAY_EH_PROGRESS = 0.5
+    loose = replace(EASY_HARP, never_looked=NeverLooked(max_passes=30, min_progress=0.5))
+    monkeypatch.setitem(SPECS, "EH1", loose)
     daily = today_daily("EH1-N")
     stock = len(new_game(daily.deal.code).piles["s"])
     # One look through the whole stock first (it comes back in the same order),

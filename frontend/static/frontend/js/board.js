@@ -29,10 +29,10 @@
 // keys.js (input, mixed in below), motion.js (cards glide to their new places),
 // sound.js (optional clicks, when settings.sounds is true).
 
-import { cardHtml, cardName, pileKind, pileName, placeCards, spotSuit, suitName, SUIT_SYMBOL } from "./cards.js";
+import { cardHtml, cardName, pileKind, pileName, placeCards, suitName, SUIT_SYMBOL } from "./cards.js";
 import { announce, fmt } from "./i18n.js";
 import { KeyboardInput } from "./keys.js";
-import { computeLayout, pileRows } from "./layout.js";
+import { computeLayout, pileRows, spotSuit } from "./layout.js";
 import { captureCards, flipCards } from "./motion.js";
 import { PointerInput } from "./pointer.js";
 import { playSound } from "./sound.js";
@@ -172,11 +172,10 @@ export class Board {
     const el = this.pileEls[id];
     const cards = this.view.piles[id];
     const down = this.view.down?.[id] || 0;
-    const kind = pileKind(id);
     const parts = [];
-    const suit = spotSuit(id);
+    const suit = spotSuit(this.view, id);
     parts.push(
-      `<div class="slot" aria-hidden="true">${kind === "foundation" ? `<span>${SUIT_SYMBOL[suit]}</span>` : ""}</div>`,
+      `<div class="slot" aria-hidden="true">${suit ? `<span>${SUIT_SYMBOL[suit]}</span>` : ""}</div>`,
     );
     cards.forEach((text, i) => {
       const hidden = id === "s" || text == null || i < down;
@@ -210,7 +209,8 @@ export class Board {
     const cards = this.view.piles[id];
     const n = cards.length;
     let name = pileName(id);
-    if (pileKind(id) === "foundation") name += ` (${suitName(spotSuit(id))})`;
+    const suit = spotSuit(this.view, id);
+    if (suit) name += ` (${suitName(suit)})`;
     const parts = [name, fmt(ngettext("%(n)s card", "%(n)s cards", n), { n })];
     const down = Math.min(this.view.down?.[id] || 0, n);
     if (down && pileKind(id) === "column") parts.push(fmt(gettext("%(n)s face down"), { n: down }));

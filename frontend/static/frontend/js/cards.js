@@ -58,12 +58,6 @@ export function cardName(text) {
   return fmt(gettext("%(rank)s of %(suit)s"), { rank: rankName(card.rank), suit: suitName(card.suit) });
 }
 
-/** The suit a foundation spot is dedicated to (RULES.md C7: ♠ ♥ ♦ ♣ ♠ ♥ ♦ ♣). A label only. */
-export function spotSuit(pile) {
-  const n = Number(pile.slice(1));
-  return pile[0] === "f" && n ? "SHDC"[(n - 1) % 4] : null;
-}
-
 export function pileKind(pile) {
   if (pile === "s") return "stock";
   if (pile === "w") return "waste";

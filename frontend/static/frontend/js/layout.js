@@ -82,11 +82,23 @@ export function columnOffsets(n, down, { ch, cf, area, fu, fd, fuBase, fdBase })
   return offsets.map(Math.round);
 }
 
+/** The layout hints of `view`'s variant (its game's declaration, catalogue.js):
+ *  {top_left, top_right, columns, suits}, or null without a catalogue. */
+export function layoutHints(view) {
+  return variantInfo(view.daily?.variant || variantOf(view.code))?.layout || null;
+}
+
+/** The suit letter a foundation spot takes (RULES.md C7), as the game declares
+ *  it (the layout hints' `suits`); null for another pile or without a catalogue. */
+export function spotSuit(view, pile) {
+  return layoutHints(view)?.suits?.[pile] || null;
+}
+
 /** The board's rows for `view`: [top row ids, column ids, how many of the top
  *  row sit on the left], from its variant's layout hints (stock and waste, or the
  *  cells, left; the foundations right), each pile the view lists. */
 export function pileRows(view) {
-  const hints = variantInfo(view.daily?.variant || variantOf(view.code))?.layout;
+  const hints = layoutHints(view);
   if (!hints) return [[], Object.keys(view.piles), 0]; // no catalogue: one row, in the view's order
   const listed = (ids) => ids.filter((id) => id in view.piles);
   const left = listed(hints.top_left);

@@ -1,75 +1,38 @@
 // Refusals, in the player's language. The engine's reason codes are translated,
-// not its English sentences: each code has a gettext template here mirroring the
-// engine's sentence (games/engine/base.py COMMON_REASONS, easy_harp.py and
-// seahaven.py `reasons`), filled from the error's `params` with localized card
-// and pile names. Unknown codes, or errors without params, show the server's message.
+// not its English sentences: each game declares its refusal sentences once, in
+// the engine (games/engine/base.py COMMON_REASONS and each game's `reasons`), and
+// the games' catalogue ships them translated into the page's language
+// (frontend/catalogue.py, catalogue.js); they are filled here from the error's
+// `params` with localized card and pile names. Unknown codes, or errors without
+// params, show the server's message.
 
 import { cardName, pileName, suitName } from "./cards.js";
+import { catalogue, gameOf } from "./catalogue.js";
 import { fmt } from "./i18n.js";
 
-const COMMON = {
-  game_over: () => gettext("The game is won; no further action is accepted, not even undo."),
-  same_pile: () => gettext("A card has to move to another pile."),
-  empty_pile: () => gettext("There is no card on %(src)s to move."),
-  not_enough_cards: (p) =>
-    ngettext(
-      "%(src)s holds %(have)s card; %(n)s cannot be moved from it.",
-      "%(src)s holds %(have)s cards; %(n)s cannot be moved from it.",
-      p.have,
-    ),
-  face_down: () => gettext("Only face-up cards move; %(n)s cards from %(src)s would take face-down ones too."),
-  foundation_to_foundation: () =>
-    gettext("Foundations are not a source for foundations: a card taken back from a foundation goes into the play area."),
-  take_back_one_card: () => gettext("Only the top card of a foundation can be taken back, one at a time."),
-  foundation_one_card: () => gettext("Cards go onto a foundation one at a time."),
-  foundation_suit: () => gettext("Each foundation spot takes only its own suit: %(dst)s is for %(spot_suit)s, not %(card)s."),
-  foundation_order: () =>
-    gettext("A foundation is built up in suit from the ace, one rank at a time: %(dst)s needs %(need)s, not %(card)s."),
-  no_foundation: () => gettext("No foundation accepts %(card)s: each takes its own suit, ace first, then one rank at a time."),
-  no_undo: () => gettext("There is nothing to undo."),
-  undo_limit: () => gettext("Undo covers only the last 100 actions."),
-  tap_stock: () => gettext("Taps are for cards; the stock has its own action."),
-  tap_foundation: () =>
-    gettext("A tap sends a card to a foundation; a card already on a foundation is taken back by dragging it."),
-  tap_run: () => gettext("A tap sends one card to a foundation; a run cannot go there."),
-  no_place: () => gettext("Double tap found no place for %(card)s."),
-};
+/** A declared sentence as a template for `params`: a plural's form by the
+ *  language's rule (Django's JavaScript catalog: pluralidx), the first without it. */
+function declared(sentence) {
+  if (typeof sentence === "string") return () => sentence;
+  return (p) => {
+    const n = Number(p[sentence.count] ?? 1);
+    const index = typeof pluralidx === "function" ? Number(pluralidx(n)) : n === 1 ? 0 : 1;
+    return sentence.forms[Math.min(index, sentence.forms.length - 1)];
+  };
+}
 
-const EASY_HARP = {
-  one_card_at_a_time: () =>
-    gettext("Easy Harp moves one card at a time between columns; only a king-led run may move together, and only into an empty column."),
-  not_a_run: () => gettext("Only a run headed by a king, alternating in colour and descending in rank, can move as a whole."),
-  wrong_build: () =>
-    gettext("In Easy Harp a card goes onto a face-up card of the opposite colour and exactly one rank higher; %(card)s cannot go onto %(top)s."),
-  kings_only: () => gettext("An empty column accepts only a king (or a king-led run); %(card)s cannot go there."),
-  stock_source: () => gettext("Stock cards are drawn with the stock action, one at a time."),
-  not_destination: () => gettext("Cards cannot be put on the stock or the waste; only columns and foundations receive cards."),
-  waste_one_card: () => gettext("Only the top card of the waste is playable."),
-  stock_empty: () => gettext("The stock and the waste are both empty: there is nothing to draw."),
-  no_place: () =>
-    gettext("Double tap found no place for %(card)s: no foundation, no column and no empty column accepts it."),
-};
-
-const SEAHAVEN = {
-  wrong_build: () =>
-    gettext("In Seahaven Towers a card goes only onto the card of its own suit one rank higher; %(card)s cannot go onto %(top)s."),
-  kings_only: () =>
-    gettext("An empty column accepts only a king, alone or heading its same-suit run; %(card)s cannot go there."),
-  not_a_run: () => gettext("Only a run of one suit in consecutive descending ranks can move as a group."),
-  group_too_large: (p) =>
-    ngettext(
-      "At most %(capacity)s card can move there: (free cells + 1) × 2^(empty columns), an empty destination column not counted.",
-      "At most %(capacity)s cards can move there: (free cells + 1) × 2^(empty columns), an empty destination column not counted.",
-      p.capacity,
-    ),
-  cell_occupied: () => gettext("A cell holds one card, and %(dst)s is occupied."),
-  cell_one_card: () => gettext("A cell holds one card; a group cannot go into a cell."),
-  no_stock: () => gettext("Seahaven Towers has no stock: every card is dealt face up."),
-  no_place: () =>
-    gettext("Double tap found no place for %(card)s: no foundation, column, empty column or empty cell accepts it."),
-};
-
-const BY_GAME = { EH1: EASY_HARP, SH1: SEAHAVEN };
+/** The refusal sentences of a game prefix ("EH1"); with no game, the sentences
+ *  every declared game says alike (the shared ones). */
+function refusals(game) {
+  if (game) return gameOf(game)?.reasons || {};
+  const [first, ...others] = catalogue().map((g) => g.reasons || {});
+  const same = {};
+  for (const [code, sentence] of Object.entries(first || {})) {
+    const text = JSON.stringify(sentence);
+    if (others.every((r) => JSON.stringify(r[code]) === text)) same[code] = sentence;
+  }
+  return same;
+}
 
 // The service's own error codes (README, HTTP API), in the player's language too.
 // Their server sentences may carry details (a name, a seq) these leave out.
@@ -110,13 +73,9 @@ const SERVICE = {
   csrf_failed: () => gettext("Your session has expired: reload the page."),
 };
 
-/** Every reason code the table knows, for a game prefix ("EH1", "SH1"). */
-export function knownReasons(game) {
-  return new Set([...Object.keys(COMMON), ...Object.keys(BY_GAME[game] || {})]);
-}
-
+/** Whether `code` is one of the refusal codes the game (a code prefix) declares. */
 export function isReason(code, game) {
-  return Boolean((BY_GAME[game] || {})[code] || COMMON[code]);
+  return Boolean(refusals(game)[code]);
 }
 
 function capitalize(text) {
@@ -157,11 +116,12 @@ function howLong(seconds) {
 
 /**
  * The sentence to show for an error body `{code, message, params?}`.
- * `game`: the code prefix of the game being played ("EH1" or "SH1").
+ * `game`: the code prefix of the game being played ("EH1"), or "" when none is.
  */
 export function describeRefusal(error, game) {
   if (!error) return "";
-  const entry = (BY_GAME[game] || {})[error.code] || COMMON[error.code] || SERVICE[error.code];
+  const sentence = refusals(game)[error.code];
+  const entry = sentence ? declared(sentence) : SERVICE[error.code];
   if (!entry) return error.message || error.code || "";
   const params = error.params || {};
   const template = entry(params);
