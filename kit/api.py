@@ -176,9 +176,9 @@ def rate_limit(scope: str, ident: object) -> None:
     try:
         try:
             count = cache.incr(key)  # one round trip once the window has begun
-        except ValueError:  # the window's first request: make its counter, then count
-            cache.add(key, 0, timeout=duration + 1)  # at most one of several racing adds wins
-            count = cache.incr(key)
+        except ValueError:  # the window's first request: make its counter at 1
+            # At most one of several racing adds wins; the others count on it.
+            count = 1 if cache.add(key, 1, timeout=duration + 1) else cache.incr(key)
     except Exception as exc:
         if not unavailable(exc):
             raise
