@@ -24,7 +24,7 @@ from kit.sockets import (
 from . import events
 from .api import action_input
 from .metrics import ActionMeter
-from .realtime import game_group
+from .realtime import game_group, outbox
 from .selectors import attempt_for_viewer, attempt_json
 from .services import ActionRefused, attempt_apply_action, attempt_resign
 
@@ -113,10 +113,14 @@ class GameConsumer(JsonSocket):
         if not self.is_player:
             raise ApiError(403, "spectator", "Spectators watch; only the player can act.")
         user = self.scope["user"]
-        if kind == "resign":
-            reply = await database_sync_to_async(_resign)(self.attempt_id, user, self.channel_name)
-        else:  # {"seq": N, "action": {...}}, with or without "type": "action"
-            reply = await database_sync_to_async(_act)(
-                self.attempt_id, user, message, self.channel_name
-            )
-        await self.send(text_data=reply)
+        # The broadcasts of what commits leave from the loop, after the answer.
+        async with outbox():
+            if kind == "resign":
+                reply = await database_sync_to_async(_resign)(
+                    self.attempt_id, user, self.channel_name
+                )
+            else:  # {"seq": N, "action": {...}}, with or without "type": "action"
+                reply = await database_sync_to_async(_act)(
+                    self.attempt_id, user, message, self.channel_name
+                )
+            await self.send(text_data=reply)

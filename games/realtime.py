@@ -8,8 +8,11 @@ See ``games/websocket.md`` for the protocol.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -34,6 +37,14 @@ def leaderboard_group(date: dt.date, variant: str) -> str:
     return f"leaderboard.{date.isoformat()}.{variant}"
 
 
+OUTBOX: contextvars.ContextVar[list[tuple[str, dict[str, Any]]] | None] = contextvars.ContextVar(
+    "outbox", default=None
+)
+"""Set by a consumer around its database work (``outbox``): the broadcasts that
+work commits wait here and go out from the event loop after its answer,
+instead of each crossing back to the loop from the worker thread."""
+
+
 def publish(
     group: str,
     message: dict[str, Any] | str,
@@ -44,16 +55,41 @@ def publish(
     """Send ``message`` (JSON-ready, or encoded; ``watcher``: a game's spectators'
     copy) to every socket of ``group`` but ``skip`` (a channel name: the socket
     that has its answer already); never raise. Called after commit
-    (``games.events``' envelopes, through ``after_commit``)."""
+    (``games.events.after_commit``); in a consumer's ``outbox``, sent by it."""
+    text = message if isinstance(message, str) else encode(message)
+    event = events.relay(text, watcher, skip)
+    waiting = OUTBOX.get()
+    if waiting is not None:
+        waiting.append((group, event))
+        return
     layer = get_channel_layer()
     if layer is None:
         return
-    text = message if isinstance(message, str) else encode(message)
     try:
-        async_to_sync(layer.group_send)(group, events.relay(text, watcher, skip))
+        async_to_sync(layer.group_send)(group, event)
     except Exception:  # the action is committed; a lost event is healed by a snapshot
         log.warning("broadcast to %s failed", group, exc_info=True)
         channel_send_failed(group)
+
+
+@contextlib.asynccontextmanager
+async def outbox() -> AsyncIterator[list[tuple[str, dict[str, Any]]]]:
+    """Around a consumer's database work and its answer: the broadcasts the work
+    committed are sent on leaving, from the loop (after the answer), never
+    raising — each one a commit already made."""
+    waiting: list[tuple[str, dict[str, Any]]] = []
+    token = OUTBOX.set(waiting)
+    try:
+        yield waiting
+    finally:
+        OUTBOX.reset(token)
+        layer = get_channel_layer() if waiting else None
+        for group, event in waiting if layer is not None else ():
+            try:
+                await layer.group_send(group, event)
+            except Exception:  # as in publish: a lost event is healed by a snapshot
+                log.warning("broadcast to %s failed", group, exc_info=True)
+                channel_send_failed(group)
 
 
 def game_published(attempt: Attempt, game: Game, *, origin: str | None = None) -> str:
