@@ -39,7 +39,7 @@ from .selectors import (
     live_games,
     replay_json,
 )
-from .services import attempt_apply_action, attempt_resign, attempt_start
+from .services import ActionRefused, attempt_apply_action, attempt_resign, attempt_start
 
 # --- shapes, for input checks and the OpenAPI document -------------------------
 
@@ -305,19 +305,23 @@ class ActionsView(APIView):
     )
     def post(self, request: Request, attempt_id: int) -> HttpResponse:
         seq, action = action_input(request.data)
-        applied = attempt_apply_action(
-            attempt_id=attempt_id, player=request.user, seq=seq, action=action, said=self.meter.said
-        )
-        self.meter.duplicate = applied.duplicate
+        try:
+            applied = attempt_apply_action(
+                attempt_id=attempt_id, player=request.user, seq=seq, action=action
+            )
+        except ActionRefused as refused:  # answered by DRF's handler; logged as it read it
+            self.meter.said = refused.action or {}
+            raise
+        self.meter.said, self.meter.duplicate = applied.action, applied.duplicate
         # The attempt object as the player sees it, encoded once in the service.
         return HttpResponse(applied.game_text, content_type="application/json")
 
 
 class ResignView(APIView):
     @extend_schema(request=None, responses={200: AttemptSerializer, **ERRORS})
-    def post(self, request: Request, attempt_id: int) -> Response:
-        attempt = attempt_resign(attempt_id=attempt_id, player=request.user)
-        return Response(attempt_json(attempt, viewer=request.user))
+    def post(self, request: Request, attempt_id: int) -> HttpResponse:
+        applied = attempt_resign(attempt_id=attempt_id, player=request.user)
+        return HttpResponse(applied.game_text, content_type="application/json")
 
 
 class LastWinnableSerializer(serializers.Serializer):  # documentation of the answer

@@ -2,13 +2,12 @@
 
 Thin, like the REST views: authenticate, check access through the same
 selectors, join the group, hand actions to the same service. The protocol,
-every message and close code, is in ``games/websocket.md``.
+every message and close code, is in ``games/websocket.md``; the messages are
+built in ``games/events.py``.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Any
 
 from accounts.sockets import user_group
@@ -22,68 +21,42 @@ from kit.sockets import (
     database_sync_to_async,
 )
 
-from . import metrics
+from . import events
 from .api import action_input
-from .models import Attempt
-from .realtime import game_group
+from .metrics import ActionMeter
+from .realtime import game_group, outbox
 from .selectors import attempt_for_viewer, attempt_json
-from .services import attempt_apply_action, attempt_resign
+from .services import ActionRefused, attempt_apply_action, attempt_resign
 
 
-@functools.lru_cache(maxsize=256)
-def watcher_text(text: str) -> str:
-    """A ``state`` or ``ack`` as a spectator gets it: the player's ``targets`` and
-    ``finish`` emptied, as ``attempt_json`` gives them to anyone but the player.
-    Cached: every spectator socket of a process gets the same broadcast."""
-    message = json.loads(text)
-    view = (message.get("game") or {}).get("view")
-    if not isinstance(view, dict) or not (view.get("targets") or view.get("finish")):
-        return text
-    view["targets"] = view["finish"] = []
-    return json.dumps(message, separators=(",", ":"))
-
-
-def _open_game(attempt_id: int, user: Any) -> tuple[bool, dict[str, Any]]:
-    attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=user, player_too=True)
-    return attempt.player_id == user.pk, _snapshot(attempt, user)
-
-
-def _snapshot(attempt: Attempt, viewer: Any) -> dict[str, Any]:
-    """The game as ``viewer`` sees it: a spectator gets no ``targets``."""
-    return {"type": "snapshot", "v": attempt.seq, "game": attempt_json(attempt, viewer=viewer)}
-
-
-def _load_snapshot(attempt_id: int, viewer: Any) -> dict[str, Any]:
-    attempt = Attempt.objects.select_related("player", "daily").get(pk=attempt_id)
-    return _snapshot(attempt, viewer)
+def _snapshot(attempt_id: int, viewer: Any) -> tuple[bool, str]:
+    """Whether ``viewer`` plays the game, and the ``snapshot`` of it as they see
+    it (a spectator gets no ``targets``), the attempt read once."""
+    attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=viewer, player_too=True)
+    game = events.encode(attempt_json(attempt, viewer=viewer))
+    return attempt.player_id == viewer.pk, events.snapshot(attempt.seq, game)
 
 
 def _act(attempt_id: int, user: Any, message: dict[str, Any], origin: str) -> str:
-    """Apply an action frame from socket ``origin``; the ``ack``, encoded around the
-    attempt object the service encoded (the ``state`` event to the game's other
-    sockets carries the same)."""
-    with metrics.ActionMeter("websocket", attempt_id) as meter:
+    """Apply an action frame from socket ``origin``; its ``ack`` (the ``state``
+    event to the game's other sockets carries the same attempt object)."""
+    with ActionMeter("websocket", attempt_id) as meter:
         seq, action = action_input({k: v for k, v in message.items() if k != "type"})
         rate_limit("actions", f"user-{user.pk}")  # the same budget as POST .../actions/
-        applied = attempt_apply_action(
-            attempt_id=attempt_id,
-            player=user,
-            seq=seq,
-            action=action,
-            origin=origin,
-            said=meter.said,
-        )
-        meter.duplicate = applied.duplicate
-    duplicate = "true" if applied.duplicate else "false"
-    return (
-        f'{{"type":"ack","seq":{seq},"v":{applied.attempt.seq},"duplicate":{duplicate},'
-        f'"game":{applied.game_text}}}'
-    )
+        try:
+            applied = attempt_apply_action(
+                attempt_id=attempt_id, player=user, seq=seq, action=action, origin=origin
+            )
+        except ActionRefused as refused:
+            meter.said = refused.action or {}
+            raise
+        meter.said, meter.duplicate = applied.action, applied.duplicate
+    return events.ack(applied.attempt.seq, applied.game_text, seq=seq, duplicate=applied.duplicate)
 
 
-def _resign(attempt_id: int, user: Any, origin: str) -> dict[str, Any]:
-    attempt = attempt_resign(attempt_id=attempt_id, player=user, origin=origin)
-    return {"type": "ack", "v": attempt.seq, "game": attempt_json(attempt, viewer=user)}
+def _resign(attempt_id: int, user: Any, origin: str) -> str:
+    applied = attempt_resign(attempt_id=attempt_id, player=user, origin=origin)
+    return events.ack(applied.attempt.seq, applied.game_text)
 
 
 class GameConsumer(JsonSocket):
@@ -101,7 +74,7 @@ class GameConsumer(JsonSocket):
         if not await self.take_slots():
             return
         try:
-            self.is_player, snapshot = await database_sync_to_async(_open_game)(
+            self.is_player, snapshot = await database_sync_to_async(_snapshot)(
                 self.attempt_id, user
             )
         except Refusal as exc:
@@ -113,10 +86,13 @@ class GameConsumer(JsonSocket):
         # Signing out closes the player's sockets on every daphne (accounts/api.py).
         await self.channel_layer.group_add(user_group(user.pk), self.channel_name)
         await self.accept_counted("game" if self.is_player else "watch")
-        await self.send_json(snapshot)
+        await self.send(text_data=snapshot)
 
-    def relayed(self, text: str) -> str:
-        return text if self.is_player else watcher_text(text)
+    def relayed(self, event: dict[str, Any]) -> str:
+        """A spectator takes the broadcast's copy without the player's ``targets``
+        and ``finish`` when it has one (``games.events.relay``)."""
+        text: str = event["text"] if self.is_player else event.get("watch", event["text"])
+        return text
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "is_player"):
@@ -126,21 +102,25 @@ class GameConsumer(JsonSocket):
 
     async def handle(self, kind: Any, message: dict[str, Any]) -> None:
         if kind == "snapshot":
-            snapshot = await database_sync_to_async(_load_snapshot)(
+            # The same read as on opening, its access rule checked again.
+            _, snapshot = await database_sync_to_async(_snapshot)(
                 self.attempt_id, self.scope["user"]
             )
-            await self.send_json(snapshot)
+            await self.send(text_data=snapshot)
             return
         if kind not in ("action", "resign", None):
             raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
         if not self.is_player:
             raise ApiError(403, "spectator", "Spectators watch; only the player can act.")
         user = self.scope["user"]
-        if kind == "resign":
-            reply = await database_sync_to_async(_resign)(self.attempt_id, user, self.channel_name)
-            await self.send_json(reply)
-        else:  # {"seq": N, "action": {...}}, with or without "type": "action"
-            ack = await database_sync_to_async(_act)(
-                self.attempt_id, user, message, self.channel_name
-            )
-            await self.send(text_data=ack)
+        # The broadcasts of what commits leave from the loop, after the answer.
+        async with outbox():
+            if kind == "resign":
+                reply = await database_sync_to_async(_resign)(
+                    self.attempt_id, user, self.channel_name
+                )
+            else:  # {"seq": N, "action": {...}}, with or without "type": "action"
+                reply = await database_sync_to_async(_act)(
+                    self.attempt_id, user, message, self.channel_name
+                )
+            await self.send(text_data=reply)

@@ -78,7 +78,7 @@ from games.engine import SPECS, EngineError, Game, Move, NeverLooked, new_game
 from kit.api import RateThrottle
 from kit.errors import Conflict, Forbidden, Invalid
 
-from . import signals
+from . import signals, store
 from .models import Action, Attempt, Review, ReviewDecision
 from .selectors import no_game
 
@@ -729,12 +729,7 @@ def _staff_reason(reason: str, *, required: bool) -> str:
 def _locked_reviewable(*, attempt_id: int, staff: User) -> tuple[Attempt, Review]:
     if not (staff.is_authenticated and staff.is_staff and staff.is_active):
         raise Forbidden("not_staff", "Only staff decide fair-play reviews.")
-    attempt = (
-        Attempt.objects.select_for_update(of=("self",))
-        .select_related("player", "daily", "deal")
-        .filter(pk=attempt_id)
-        .first()
-    )
+    attempt = store.attempt_locked(attempt_id=attempt_id)
     if attempt is None:
         raise no_game(attempt_id)
     if not attempt.ranked or not attempt.finished:

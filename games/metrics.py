@@ -108,9 +108,10 @@ class ActionMeter:
     as meter:``): an exception leaving the block is classified as its answer
     will be. The REST view, whose exceptions DRF answers inside its dispatch,
     calls ``answered`` with the response's status and error code instead.
-    Set ``duplicate`` when the service says the action was a resend; the
-    service fills ``said`` with the action as the engine read it (type, pile
-    ids, count — never a card), which the log line carries."""
+    Set ``duplicate`` when the service says the action was a resend, and
+    ``said`` to the action as the engine read it (type, pile ids, count —
+    never a card; the service's answer or refusal carries it), which the log
+    line carries."""
 
     __slots__ = ("duplicate", "said", "started", "transport")
 

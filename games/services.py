@@ -10,13 +10,12 @@ Tasks are queued on commit too, so none sees a change that was rolled back.
 from __future__ import annotations
 
 import datetime as dt
-import json
+import functools
 import logging
-import threading
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -31,11 +30,11 @@ from games.engine import (
 )
 from games.engine.solver import Outcome
 from kit import logs
-from kit.errors import Conflict, Forbidden, Invalid
+from kit.errors import Conflict, Forbidden, Invalid, Refusal, as_refusal
 
-from . import realtime, signals
+from . import events, realtime, signals, store
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
-from .models import Action, Attempt, DailyDeal, Deal, log_month
+from .models import Action, Attempt, DailyDeal, Deal
 from .practice import practice_deal_draw
 from .selectors import attempt_check_player, attempt_json, viewer_finished_daily
 
@@ -143,17 +142,14 @@ def attempt_start(
     return _create_attempt(player=player, deal=deal, daily=open_daily, ranked=False), True
 
 
-def _locked_attempt(*, attempt_id: int, player: User) -> Attempt:
-    attempt = (
-        Attempt.objects.select_for_update(of=("self",))
-        .select_related("player", "daily")
-        .filter(pk=attempt_id)
-        .first()
-    )
+def _locked_for(*, attempt_id: int, player: User) -> Attempt:
+    """The attempt lock (``store.attempt_locked``), for its player only."""
+    attempt = store.attempt_locked(attempt_id=attempt_id)
     attempt_check_player(
         attempt_id=attempt_id, player_id=attempt.player_id if attempt else None, player=player
     )
     assert attempt is not None
+    attempt.player = player
     return attempt
 
 
@@ -168,152 +164,67 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
 
 
 def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
-    """Inside the transaction: build the ``state`` event — the attempt object as its
-    player sees it, encoded once — and have it sent to the game's sockets on
-    commit (never for a change rolled back), but not to ``origin``, the socket
-    whose message made the change (its answer carries the same object). Announce
-    (``games/signals.py``) a ranked result for the day's leaderboard, and a
-    finished attempt or a position worth a dead-end proof for the jobs
-    that check and prove them. Returns the encoded attempt object, for the answer."""
-    game_text = realtime.encode(attempt_json(attempt, viewer=attempt.player, game=game))
-    event = realtime.state_text(attempt.seq, game_text)
-    group = realtime.game_group(attempt.pk)
-    transaction.on_commit(lambda: realtime.publish(group, event, skip=origin))
+    """Inside the transaction: the ``state`` event to the game's sockets but
+    ``origin`` (``realtime.game_published``, after commit); a ranked result for the
+    day's leaderboard, and a finished attempt or a position worth a dead-end
+    proof for the jobs that check and prove them (``games/signals.py``).
+    Returns the player's encoded attempt object, for the answer."""
+    text = realtime.game_published(attempt, game, origin=origin)
     if attempt.finished:
         if attempt.ranked:
             signals.announce_result_on_commit(attempt)
         signals.announce(signals.attempt_finished, attempt)
     elif game.worth_proving_lost():
         signals.announce(signals.position_worth_proving, attempt)
-    return game_text
+    return text
+
+
+class ActionRefused(Refusal):
+    """A refusal of one action (a kind of ``kit.errors``: this class is mixed into
+    it, see ``_refused``), knowing what it refused: ``seq``, and ``action`` as the
+    engine read it (type, pile ids, count; None when it could not read it) for
+    the door's log line (``games.metrics.ActionMeter``)."""
+
+    seq: int
+    action: dict[str, Any] | None
+
+
+@functools.cache
+def _refused_kind(kind: type[Refusal]) -> type[ActionRefused]:
+    # Still the kind (its status at the doors, ``except Conflict``) and an ActionRefused.
+    return type(kind.__name__, (kind, ActionRefused), {"__module__": __name__})
+
+
+def _refused(exc: Exception, *, seq: int, action: dict[str, Any] | None) -> Exception:
+    """``exc`` as the refusal of action ``seq`` it is answered as; ``exc`` itself
+    when it is no refusal (a bug, the database gone)."""
+    refusal = as_refusal(exc)
+    if refusal is None:
+        return exc
+    refused = _refused_kind(type(refusal))(refusal.code, refusal.message, **refusal.extra)
+    refused.seq, refused.action = seq, action
+    return refused
 
 
 @dataclass(frozen=True)
 class Applied:
     attempt: Attempt
-    """The attempt as committed (its ``state`` column not read: see ``GAMES``)."""
+    """The attempt as committed (its ``state`` column not read: see ``store.GAMES``)."""
     duplicate: bool
     """The action had been applied already (a resend): nothing was applied now."""
     game_text: str
     """The attempt object of PRODUCT.md as its player sees it, JSON-encoded: the
     answer, and (unless a resend) what the ``state`` event carried."""
+    action: dict[str, Any]
+    """The action as the engine read it (type, pile ids, count), for the log line."""
 
 
 # --- the action path ------------------------------------------------------------------------
 #
 # Every action runs this, so it is written for its cost (issue 14): the attempt
 # row is locked and read by one prepared statement without its 5 KB state (a
-# process keeps the engine games it played, see ``GameCache``), the log row and
-# the attempt are written by two more, and the answer is encoded once.
-
-_A = Attempt._meta.db_table
-_D = DailyDeal._meta.db_table
-_LOCK_COLUMNS = (
-    "id",
-    "player_id",
-    "deal_id",
-    "daily_id",
-    "ranked",
-    "status",
-    "seq",
-    "score",
-    "moves",
-    "won",
-    "started_at",
-    "finished_at",
-    "elapsed_ms",
-    "verified",
-    "lost_seq",
-    "proven",
-)
-# In the model's field order: ``Attempt.from_db`` reads the values in that order.
-assert list(_LOCK_COLUMNS) == [
-    f.attname for f in Attempt._meta.concrete_fields if f.attname in _LOCK_COLUMNS
-]
-_LOCK_SQL = (
-    f"SELECT {', '.join(f'a.{c}' for c in _LOCK_COLUMNS)}, d.date, d.variant"
-    f" FROM {_A} a LEFT JOIN {_D} d ON d.id = a.daily_id WHERE a.id = %s"
-)
-_STATE_SQL = f"SELECT state FROM {_A} WHERE id = %s"
-_LOG_SQL = (
-    f"INSERT INTO {Action._meta.db_table} (attempt_id, seq, month, sent, action, ms, score, moves)"
-    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-)
-_WRITE_SQL = (
-    f"UPDATE {_A} SET state = %s, seq = %s, score = %s, moves = %s, won = %s, status = %s,"
-    " finished_at = %s, elapsed_ms = %s, updated_at = %s WHERE id = %s"
-)
-
-
-def _aware(moment: dt.datetime | None) -> dt.datetime | None:
-    # PostgreSQL answers aware datetimes; SQLite naive ones, in UTC.
-    return moment.replace(tzinfo=dt.UTC) if moment and moment.tzinfo is None else moment
-
-
-def _lock_for_action(*, attempt_id: int, player: User) -> Attempt:
-    """The attempt row locked, read without its state: an Attempt whose ``state``
-    is deferred (read only if asked), with its player and daily deal."""
-    lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
-    with connection.cursor() as cursor:
-        cursor.execute(_LOCK_SQL + lock, [attempt_id])
-        row = cursor.fetchone()
-    values = dict(zip(_LOCK_COLUMNS, row or (), strict=False))
-    attempt_check_player(attempt_id=attempt_id, player_id=values.get("player_id"), player=player)
-    values["started_at"] = _aware(values["started_at"])
-    values["finished_at"] = _aware(values["finished_at"])
-    attempt = Attempt.from_db(connection.alias, list(values), list(values.values()))
-    attempt.player = player
-    if attempt.daily_id is not None:
-        date, variant = row[len(_LOCK_COLUMNS) :]
-        if isinstance(date, str):
-            date = dt.date.fromisoformat(date)
-        attempt.daily = DailyDeal.from_db(
-            connection.alias, ["id", "date", "variant"], [attempt.daily_id, date, variant]
-        )
-    return attempt
-
-
-class GameCache:
-    """The engine games this process played last, so that an action need not read
-    and rebuild its game from the stored state (5 KB; ~0.3 ms). An entry is the
-    game after ``seq`` actions of one attempt; it is trusted only when the
-    attempt's locked row says the same ``seq`` and start — any process may have
-    applied an action since, and then the row is read. A game is taken out
-    while an action changes it and put back once that is committed, so a
-    rolled-back change is never kept."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.games: dict[int, tuple[tuple[dt.datetime, int], Game]] = {}
-        self.lock = threading.Lock()
-
-    def take(self, attempt: Attempt) -> Game | None:
-        with self.lock:
-            entry = self.games.pop(attempt.pk, None)
-        if entry is None or entry[0] != (attempt.started_at, attempt.seq):
-            return None
-        return entry[1]
-
-    def put(self, attempt: Attempt, game: Game) -> None:
-        with self.lock:
-            self.games.pop(attempt.pk, None)
-            self.games[attempt.pk] = ((attempt.started_at, attempt.seq), game)
-            while len(self.games) > self.size:
-                del self.games[next(iter(self.games))]
-
-
-GAMES = GameCache(size=4096)
-
-
-def _game_of(attempt: Attempt) -> Game:
-    """The attempt's game, from this process's cache or else from its stored state."""
-    game = GAMES.take(attempt)
-    if game is None:
-        with connection.cursor() as cursor:
-            cursor.execute(_STATE_SQL, [attempt.pk])
-            (state,) = cursor.fetchone()
-        game = load_game(json.loads(state) if isinstance(state, str) else state)
-    return game
+# process keeps the engine games it played), the log row and the attempt are
+# written by two more (``games/store.py``), and the answer is encoded once.
 
 
 def attempt_apply_action(
@@ -323,100 +234,72 @@ def attempt_apply_action(
     seq: int,
     action: dict[str, Any],
     origin: str | None = None,
-    said: dict[str, Any] | None = None,
 ) -> Applied:
     """Apply one action: one transaction, the attempt row locked, ``seq`` checked
     (PRODUCT.md), the engine asked, the action logged — committed before any
-    answer. A refusal raises and changes nothing. ``origin``: the socket that
-    sent it (a channel name), which gets the answer and not the ``state`` event.
-    ``said``, when given, gets the action as the engine read it (type, pile ids,
-    count; nothing of one it could not read) for the door's log line
-    (``games.metrics.ActionMeter``)."""
+    answer. A refusal raises an ``ActionRefused`` of its kind and changes
+    nothing. ``origin``: the socket that sent it (a channel name), which gets
+    the answer and not the ``state`` event."""
     logs.bind(attempt_id=attempt_id, seq=seq)
-    with transaction.atomic():
-        attempt = _lock_for_action(attempt_id=attempt_id, player=player)
-        game = _game_of(attempt)
-        try:
-            parsed = game.parse_action(action)
-            sent = parsed.to_json()
-            if said is not None:
-                said.update(sent)
-            if seq < attempt.seq:
-                done = Action.objects.filter(attempt=attempt, seq=seq).first()
-                if done is not None and done.sent == sent:
+    sent: dict[str, Any] | None = None
+    try:
+        with transaction.atomic():
+            attempt = _locked_for(attempt_id=attempt_id, player=player)
+            game = store.game_of(attempt)
+            try:
+                parsed = game.parse_action(action)
+                sent = parsed.to_json()
+                if seq < attempt.seq and store.action_sent(attempt=attempt, seq=seq) == sent:
                     view = attempt_json(attempt, viewer=player, duplicate=True, game=game)
-                    GAMES.put(attempt, game)  # unchanged: nothing was applied
-                    return Applied(attempt, duplicate=True, game_text=realtime.encode(view))
-            if seq != attempt.seq:
-                raise Conflict(
-                    "seq_conflict",
-                    f"This game has accepted {attempt.seq} actions; send seq {attempt.seq}.",
-                    seq=attempt.seq,
-                )
-            if attempt.finished:
-                raise Conflict("finished", f"This game is over ({attempt.status}).")
-            if attempt.daily is not None and attempt.ranked and attempt.daily.date < utc_today():
-                # The ranked game belongs to its UTC day; the housekeeping job closes it.
-                raise Conflict("day_over", f"The daily deal of {attempt.daily.date} is over.")
-            resolved = game.resolve(parsed)
-        except BaseException:
-            GAMES.put(attempt, game)  # unchanged: nothing was applied
+                    store.GAMES.put(attempt, game)  # unchanged: nothing was applied
+                    return Applied(attempt, True, events.game_text(view).player, sent)
+                if seq != attempt.seq:
+                    raise Conflict(
+                        "seq_conflict",
+                        f"This game has accepted {attempt.seq} actions; send seq {attempt.seq}.",
+                        seq=attempt.seq,
+                    )
+                if attempt.finished:
+                    raise Conflict("finished", f"This game is over ({attempt.status}).")
+                if attempt.ranked and attempt.daily and attempt.daily.date < utc_today():
+                    # The ranked game belongs to its UTC day; the housekeeping job closes it.
+                    raise Conflict("day_over", f"The daily deal of {attempt.daily.date} is over.")
+                resolved = game.resolve(parsed)
+            except BaseException:
+                store.GAMES.put(attempt, game)  # unchanged: nothing was applied
+                raise
+            game.play(resolved)
+            now = timezone.now()
+            attempt.seq = seq + 1
+            attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
+            if game.won:
+                _finish(attempt, Attempt.Status.WON, now)
+            store.action_write(
+                attempt=attempt, seq=seq, now=now, game=game, sent=sent, resolved=resolved.to_json()
+            )
+            game_text = _announce(attempt, game, origin)
+            if not attempt.finished:
+                events.after_commit(lambda: store.GAMES.put(attempt, game))
+    except Exception as exc:
+        refused = _refused(exc, seq=seq, action=sent)
+        if refused is exc:
             raise
-        game.play(resolved)
-        now = timezone.now()
-        attempt.seq = seq + 1
-        attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
-        if game.won:
-            _finish(attempt, Attempt.Status.WON, now)
-        ops = connection.ops
-        adapt_json, adapt_time = ops.adapt_json_value, ops.adapt_datetimefield_value
-        with connection.cursor() as cursor:
-            cursor.execute(
-                _LOG_SQL,
-                [
-                    attempt.pk,
-                    seq,
-                    # The partition key: a function of the attempt (games/partitions.py).
-                    ops.adapt_datefield_value(log_month(attempt.started_at)),
-                    adapt_json(sent, None),
-                    adapt_json(resolved.to_json(), None),
-                    attempt.ms_since_start(now),
-                    game.score,
-                    game.moves,
-                ],
-            )
-            cursor.execute(
-                _WRITE_SQL,
-                [
-                    adapt_json(game.to_json(), None),
-                    attempt.seq,
-                    attempt.score,
-                    attempt.moves,
-                    attempt.won,
-                    attempt.status,
-                    adapt_time(attempt.finished_at),
-                    attempt.elapsed_ms,
-                    adapt_time(now),
-                    attempt.pk,
-                ],
-            )
-        game_text = _announce(attempt, game, origin)
-        if not attempt.finished:
-            transaction.on_commit(lambda: GAMES.put(attempt, game))
-    return Applied(attempt, duplicate=False, game_text=game_text)
+        raise refused from exc
+    return Applied(attempt, False, game_text, sent)
 
 
-def attempt_resign(*, attempt_id: int, player: User, origin: str | None = None) -> Attempt:
+def attempt_resign(*, attempt_id: int, player: User, origin: str | None = None) -> Applied:
     """Give the attempt up: finished, not won, clock stopped. ``origin`` as for
     ``attempt_apply_action``."""
     with transaction.atomic():
-        attempt = _locked_attempt(attempt_id=attempt_id, player=player)
+        attempt = _locked_for(attempt_id=attempt_id, player=player)
         if attempt.finished:
             raise Conflict("finished", f"This game is over ({attempt.status}).")
+        game = store.game_of(attempt)
         _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
         attempt.save(update_fields=FINISH_FIELDS)
-        _announce(attempt, load_game(attempt.state), origin)
-    return attempt
+        game_text = _announce(attempt, game, origin)
+    return Applied(attempt, False, game_text, {"type": "resign"})
 
 
 # --- guests (issue 24) ----------------------------------------------------------------------
@@ -438,12 +321,9 @@ def attempts_claim(*, guest: User, account: User) -> dict[str, list[Any]]:
     claimed: list[int] = []
     kept: list[dict[str, Any]] = []
     with transaction.atomic():
-        attempts = list(
-            Attempt.objects.select_for_update(of=("self",))
-            .select_related("daily")
-            .filter(player=guest)
-            .order_by("pk")
-        )
+        # Locked in id order, as every other lock of several attempts would be.
+        ids = Attempt.objects.filter(player=guest).order_by("pk").values_list("pk", flat=True)
+        attempts = [a for a in (store.attempt_locked(attempt_id=pk) for pk in ids) if a]
         played = set()
         if guest.pk != account.pk:
             dailies = {a.daily_id for a in attempts if a.ranked}
@@ -550,6 +430,16 @@ def attempt_verify(*, attempt_id: int) -> bool | None:
 STALE_PRACTICE = dt.timedelta(days=7)
 
 
+def _stale(attempt: Attempt, now: dt.datetime) -> bool:
+    """``attempt`` (locked) is still open past its day (ranked) or untouched for
+    ``STALE_PRACTICE`` (practice): the condition of ``attempts_close_stale``."""
+    if attempt.status != Attempt.Status.PLAYING:
+        return False
+    if attempt.ranked:
+        return attempt.daily is not None and attempt.daily.date < now.astimezone(dt.UTC).date()
+    return attempt.updated_at < now - STALE_PRACTICE
+
+
 def attempts_close_stale(*, now: dt.datetime | None = None) -> int:
     """Close, as abandoned with their current score, the daily attempts still open
     when their UTC day has ended (the clock stops at the day's end) and practice
@@ -563,19 +453,14 @@ def attempts_close_stale(*, now: dt.datetime | None = None) -> int:
         "pk", flat=True
     ):
         with transaction.atomic():
-            # Locked and checked again: the player may have finished it meanwhile.
-            attempt = (
-                Attempt.objects.select_for_update(of=("self",))
-                .select_related("player", "daily")
-                .filter(stale, pk=attempt_id, status=Attempt.Status.PLAYING)
-                .first()
-            )
-            if attempt is None:
+            # Locked and checked again: the player may have played or finished it meanwhile.
+            attempt = store.attempt_locked(attempt_id=attempt_id)
+            if attempt is None or not _stale(attempt, now):
                 continue
             end = min(now, day_end(attempt.daily.date)) if attempt.daily else now
             _finish(attempt, Attempt.Status.ABANDONED, end)
             attempt.save(update_fields=FINISH_FIELDS)
-            _announce(attempt, load_game(attempt.state))
+            _announce(attempt, store.game_of(attempt))
             closed += 1
     return closed
 
@@ -610,5 +495,5 @@ def attempt_prove_lost(*, attempt_id: int, seq: int | None = None) -> bool:
         ):
             return False  # the player moved on meanwhile
         attempt.lost_seq = seq
-        transaction.on_commit(lambda: realtime.game_changed(attempt, game))
+        realtime.game_published(attempt, game)
     return True

@@ -12,9 +12,9 @@ Each signal is sent with ``sender=Attempt`` and the ``attempt`` as keyword.
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.dispatch import Signal
 
+from .events import after_commit
 from .models import Attempt
 
 attempt_finished = Signal()
@@ -43,4 +43,4 @@ def announce(signal: Signal, attempt: Attempt) -> None:
 def announce_result_on_commit(attempt: Attempt) -> None:
     """Send ``result_changed`` once the current transaction commits (never for a
     change rolled back)."""
-    transaction.on_commit(lambda: announce(result_changed, attempt))
+    after_commit(lambda: announce(result_changed, attempt))

@@ -12,13 +12,14 @@ from typing import Any
 
 from celery import Task, shared_task
 from django.core.cache import cache
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, connection
 from django.dispatch import receiver
 from django.utils import timezone
 
 from games.engine import ALL_VARIANTS
 
 from . import dailies, fairplay, partitions, practice, services, signals
+from .events import after_commit
 from .models import Attempt
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def queue_on_commit(task: Task, *args: Any) -> None:
         except Exception:
             log.warning("%s%r not queued: the broker did not answer", task.name, args)
 
-    transaction.on_commit(send)
+    after_commit(send)
 
 
 DATABASE_RETRY: dict[str, Any] = {
@@ -77,7 +78,7 @@ def queue_proof(attempt_id: int) -> None:
         except Exception:
             log.warning("proof of %s not queued: the broker did not answer", attempt_id)
 
-    transaction.on_commit(send)
+    after_commit(send)
 
 
 @shared_task

@@ -32,6 +32,21 @@ log = logging.getLogger(__name__)
 socket_log = logs.get_logger("kit.sockets")
 
 
+def encode(message: Any) -> str:
+    """A message as sent: compact JSON, encoded once however many sockets get it.
+    The one encoder of every socket and broadcast (``games/events.py``)."""
+    return json.dumps(message, separators=(",", ":"))
+
+
+def error_frame(body: dict[str, Any], **extra: Any) -> str:
+    """The ``error`` message around an error body (``kit.errors.error_body``);
+    ``extra``: fields beside it (the ``seq`` of the frame refused)."""
+    return encode({"type": "error", **extra, **body})
+
+
+PONG = encode({"type": "pong"})
+
+
 def database_sync_to_async(func: Any) -> Any:
     """Run ``func`` (database work) on a worker from a thread pool, closing stale
     connections around it as Channels does — but not on Channels' one shared
@@ -296,7 +311,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         """Say why, then close (an open socket)."""
         self.closing = True
         with contextlib.suppress(Disconnected):
-            await self.send_json({"type": "error", **error_body(why.code, why.message)})
+            await self.send(text_data=error_frame(error_body(why.code, why.message)))
         await self.close(code=code)
 
     async def session_ended(self, event: dict[str, Any]) -> None:
@@ -308,11 +323,11 @@ class JsonSocket(AsyncWebsocketConsumer):
         # Accept first: a close before the handshake completes loses the code.
         await self.accept()
         if why is not None:  # say why (a spoiler: when it opens) before closing
-            await self.send_json({"type": "error", **error_body(why.code, why.message)})
+            await self.send(text_data=error_frame(error_body(why.code, why.message)))
         await self.close(code=code)
 
     async def send_json(self, message: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(message))
+        await self.send(text_data=encode(message))
 
     async def send_error(self, exc: Exception, **extra: Any) -> None:
         described = describe_error(exc)
@@ -321,7 +336,7 @@ class JsonSocket(AsyncWebsocketConsumer):
             body = error_body("server_error", "Something broke on our side.")
         else:
             body = described[1]
-        await self.send_json({"type": "error", **extra, **body})
+        await self.send(text_data=error_frame(body, **extra))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Parse one frame; a bad frame gets an error message and changes nothing."""
@@ -343,7 +358,7 @@ class JsonSocket(AsyncWebsocketConsumer):
             return
         kind = message.get("type")
         if kind == "ping":
-            await self.send_json({"type": "pong"})
+            await self.send(text_data=PONG)
             return
         try:
             await self.handle(kind, message)
@@ -354,9 +369,11 @@ class JsonSocket(AsyncWebsocketConsumer):
     async def handle(self, kind: Any, message: dict[str, Any]) -> None:
         raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
 
-    def relayed(self, text: str) -> str:
-        """A broadcast's text as this socket passes it on (a spectator's hides
-        what only the player gets: ``games.consumers``)."""
+    def relayed(self, event: dict[str, Any]) -> str:
+        """A broadcast's text as this socket passes it on: ``text``, the same for
+        every socket (a game's spectators take ``watch`` when there is one:
+        ``games.consumers``)."""
+        text: str = event["text"]
         return text
 
     async def relay(self, event: dict[str, Any]) -> None:
@@ -365,7 +382,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         has gone in the meantime (its events are best effort)."""
         if event.get("skip") == self.channel_name:
             return
-        text = self.relayed(event["text"])
+        text = self.relayed(event)
         with contextlib.suppress(Disconnected):
             await self.send(text_data=text)
 

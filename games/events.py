@@ -1,0 +1,95 @@
+"""Every message the game sockets and broadcasts send, built here and encoded by
+one encoder (``kit.sockets.encode``: compact JSON), so a message has the same
+bytes wherever it goes. The protocol is in ``games/websocket.md``.
+
+The attempt object (``games.selectors.attempt_json``) is encoded once per change,
+in two copies: the player's, and a spectator's without ``targets`` and
+``finish`` — made from the same object, never by reading the player's text back.
+The envelopes wrap those texts without decoding them again. What follows a
+commit — these broadcasts, the announcements, the jobs — goes through
+``after_commit``. (The ``error`` and ``pong`` every socket sends are the socket
+kit's: ``kit.sockets.error_frame``, ``PONG``.)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from kit.sockets import encode
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GameText", "ack", "after_commit", "encode", "game_text", "relay", "snapshot", "state"]
+
+
+def after_commit(work: Callable[[], None]) -> None:
+    """Run ``work`` once the current transaction commits (at once outside one),
+    never for a change rolled back: the one way broadcasts, announcements, jobs
+    and the game cache follow a change. The change is committed and its answer
+    due, so a failure of ``work`` is logged, never raised into the answer."""
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:
+            log.warning("after commit: %r failed", work, exc_info=True)
+
+    transaction.on_commit(run)
+
+
+@dataclass(frozen=True)
+class GameText:
+    """An attempt object encoded: as its player sees it, and as anyone else does."""
+
+    player: str
+    watcher: str
+
+    def seen_by(self, *, player: bool) -> str:
+        return self.player if player else self.watcher
+
+
+def game_text(game: dict[str, Any]) -> GameText:
+    """``game`` (the player's attempt object) encoded for the player and for a
+    spectator (empty ``targets`` and ``finish``: nothing to play)."""
+    player = encode(game)
+    view = game["view"]
+    if not (view["targets"] or view.get("finish")):
+        return GameText(player, player)
+    watcher = encode({**game, "view": {**view, "targets": [], "finish": []}})
+    return GameText(player, watcher)
+
+
+def snapshot(v: int, game: str) -> str:
+    """The game as it is (``game``: an encoded attempt object), on connect and when asked."""
+    return f'{{"type":"snapshot","v":{v},"game":{game}}}'
+
+
+def state(v: int, game: str) -> str:
+    """To the game's other sockets: the game after ``v`` actions."""
+    return f'{{"type":"state","v":{v},"game":{game}}}'
+
+
+def ack(v: int, game: str, *, seq: int | None = None, duplicate: bool = False) -> str:
+    """To the sender: its action ``seq`` (or its resignation, no ``seq``) is committed."""
+    said = "" if seq is None else f'"seq":{seq},'
+    return (
+        f'{{"type":"ack",{said}"v":{v},"duplicate":{"true" if duplicate else "false"},'
+        f'"game":{game}}}'
+    )
+
+
+def relay(text: str, watcher: str | None = None, skip: str | None = None) -> dict[str, Any]:
+    """A channel-layer event to a group: ``text`` for its sockets (``watcher``
+    instead for a game's spectators, when it differs), none to ``skip``, the
+    channel name of the socket that has its answer already."""
+    event: dict[str, Any] = {"type": "relay", "text": text}
+    if watcher is not None and watcher != text:
+        event["watch"] = watcher
+    if skip is not None:
+        event["skip"] = skip
+    return event
