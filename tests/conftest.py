@@ -130,7 +130,7 @@ def anon(db):
 
 @pytest.fixture
 def clock(monkeypatch):
-    """The server's clock, moved by the test (``tests/fairplay.py``, ``Clock``)."""
-    from tests.fairplay import Clock
+    """The server's clock, moved by the test (``tests/support/fairplay.py``, ``Clock``)."""
+    from tests.support.fairplay import Clock
 
     return Clock(monkeypatch)

@@ -2,8 +2,8 @@
 on fixed deals (no database), accounts behind one address and accounts made on
 the day, staff's decisions through the services and the Django admin, and a
 disqualification reaching the leaderboard's websocket, its REST page and the
-player's record. Bots are in ``tests/hostile/test_fairplay_bot.py``; why the
-tests move a clock instead of sleeping: ``tests/fairplay.py``."""
+player's record. Bots are in ``tests/system/hostile/test_fairplay_bot.py``; why the
+tests move a clock instead of sleeping: ``tests/support/fairplay.py``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from games.fairplay import (
 from games.models import Attempt, Review, ReviewDecision
 from kit.errors import ApiError
 from tests.conftest import Client
-from tests.fairplay import (
+from tests.support.fairplay import (
     HUMAN_GAPS,
     Clock,
     joined_before_today,
@@ -41,7 +41,7 @@ from tests.fairplay import (
     today_daily,
     with_undos,
 )
-from tests.realtime.conftest import socket_for
+from tests.support.sockets import socket_for
 
 DEFAULTS = Thresholds(
     min_median_ms=250, min_gap_ms=50, same_address=3, eh_max_passes=8, eh_progress=0.75
