@@ -14,8 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.models import Action, Attempt
-from tests.conftest import Client, assert_error, requires_postgres
-from tests.games.test_api_client_support import DEFAULTS
+from tests.support.api import DEFAULTS, Client, assert_error, requires_postgres
 
 ME = "/api/auth/me/"
 REGISTER = "/api/auth/register/"

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import assert_error
-from tests.games.test_api_client_support import DEFAULTS
+from tests.support.api import DEFAULTS, assert_error
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from accounts.models import User
 from accounts.services import guests_purge
 from games.dailies import utc_today
 from games.models import Action, Attempt, Review
-from tests.conftest import Client, assert_error, win_daily
+from tests.support.api import Client, assert_error, win_daily
 from tests.support.fairplay import own_address, today_daily
 
 # Transactions commit, so the jobs queued on commit (the check, the review) run.

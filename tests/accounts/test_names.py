@@ -20,7 +20,7 @@ from django.test import Client as DjangoClient
 from accounts.models import User
 from accounts.names import username_skeleton
 from deploy.stack import server_env
-from tests.conftest import Client, assert_error, requires_postgres
+from tests.support.api import Client, assert_error, requires_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTER = "/api/auth/register/"

@@ -15,7 +15,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
 from django.contrib.auth.hashers import MD5PasswordHasher
 
-from tests.conftest import Client, assert_error
+from tests.support.api import Client, assert_error
 
 LOGIN = "/api/auth/login/"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Client
+from tests.support.api import Client
 
 READ_BY_THE_CLIENT = {"csrftoken", "django_language"}  # api.js, settings.js
 

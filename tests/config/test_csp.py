@@ -22,7 +22,7 @@ from django.test import Client as DjangoClient
 
 from deploy.stack import server_env
 from frontend import urls as frontend_urls
-from tests.conftest import assert_error, requires_redis
+from tests.support.api import assert_error, requires_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = "/csp-report/"

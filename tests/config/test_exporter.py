@@ -14,7 +14,7 @@ from deploy.stack import free_port
 from games.dailies import daily_deal_get
 from games.realtime import game_group, publish
 from kit.metrics import ActionMeter
-from tests.conftest import assert_error
+from tests.support.api import assert_error
 
 TOKEN = "a-metrics-token-of-some-length"
 

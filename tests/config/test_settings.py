@@ -3,8 +3,6 @@
 import os
 import subprocess
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,34 +13,8 @@ from django.core.handlers.asgi import ASGIHandler
 
 from config.asgi import OneCrossingHandler, application
 from games.models import Action
-from tests.conftest import assert_error, requires_postgres
-
-ROOT = Path(__file__).resolve().parents[2]
-# Production-shaped secrets (config/settings.py refuses short and placeholder ones).
-SECRETS = {
-    "SECRET_KEY": "qN4vR8xT2mK7pW3zB9cH6jL1dF5sG0aYtE4uI8oQ2wZ7nM3rV6",
-    "DAILY_DEAL_SECRET": "Z8kP3mX7qT1vB5nR9wC2hL6jF4dS0gYa",
-}
-
-
-def settings_in_subprocess(
-    env: dict[str, str], expr: str, setup: str = ""
-) -> subprocess.CompletedProcess[str]:
-    secrets = ("SECRET_KEY", "DAILY_DEAL_SECRET", "DEBUG")
-    clean = {k: v for k, v in os.environ.items() if k not in secrets}
-    clean.pop("DATABASE_URL", None)
-    clean.pop("REDIS_URL", None)
-    code = f"import config.settings as s; {setup} print({expr})"
-    # A debug run keeps the secrets it makes in a file: not in the checkout's.
-    kept = {"LOCAL_SECRETS": str(Path(tempfile.mkdtemp()) / "secrets.env")}
-    return subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**clean, **kept, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+from tests.support.api import assert_error, requires_postgres
+from tests.support.env import ROOT, SECRETS, settings_in_subprocess
 
 
 def test_secret_key_is_required_outside_debug():

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.test import Client as DjangoClient
 
-from tests.conftest import Client, assert_error, requires_redis
+from tests.support.api import Client, assert_error, requires_redis
 
 ADMIN = f"/{settings.ADMIN_PATH}"
 

@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-from tests.conftest import Client
+from tests.support.api import Client
 from tests.support.hidden import check_hidden, check_view, engine_state
 
 ROOT = Path(__file__).resolve().parents[2]

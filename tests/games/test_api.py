@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import threading
 import time
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from games import dailies
 from games.engine import (
@@ -28,7 +26,7 @@ from games.engine import (
     replay,
 )
 from games.models import Action, Attempt, DailyDeal
-from tests.conftest import Client, requires_postgres
+from tests.support.api import Client, requires_postgres, run_at_once
 from tests.support.search import find_win
 
 PASSWORD = "correct horse battery"  # make_player's default
@@ -377,30 +375,6 @@ def test_client_cannot_send_its_own_clock(player):
 
 
 # --- races ---------------------------------------------------------------------------------
-
-
-def run_at_once(calls: list[Any]) -> list[Any]:
-    """Run each call in its own thread, all released together; return their results."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            response = calls[index]()
-            results[index] = (response.status_code, response.json())
-        except Exception as exc:  # reported by the assertion below
-            results[index] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert all(not isinstance(r, Exception) and r is not None for r in results), results
-    return results
 
 
 @requires_postgres

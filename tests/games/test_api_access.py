@@ -58,7 +58,7 @@ from accounts.models import User
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
-from tests.conftest import Client, assert_error, win_daily
+from tests.support.api import Client, assert_error, win_daily
 from tests.support.sockets import socket_for
 
 PASSWORD = "correct horse battery"

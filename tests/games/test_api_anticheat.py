@@ -20,7 +20,7 @@ from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import encode_deal, new_game
 from games.models import Action, Attempt, DailyDeal
 from games.services import _create_attempt
-from tests.conftest import Client, win_daily
+from tests.support.api import Client, win_daily
 from tests.support.hidden import (
     CARD,
     check_hidden,

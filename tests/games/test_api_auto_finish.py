@@ -15,7 +15,7 @@ from accounts.models import User
 from games.engine import Move, new_game, replay
 from games.models import Action, Attempt
 from games.selectors import attempt_json
-from tests.conftest import Client
+from tests.support.api import Client
 from tests.support.hidden import check_response, check_view, engine_state
 from tests.support.search import find_win
 

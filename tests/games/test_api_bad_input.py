@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from games.dailies import utc_today
 from games.engine import load_game, replay
 from games.models import Action, Attempt
-from tests.conftest import Client, assert_error
+from tests.support.api import Client, assert_error
 
 CODE = "SH1-C4-AAAAAJ2"
 """t1 ends AH, t2 ends 4H; cells c1 = 2H, c2 = 8D; c3, c4 free."""

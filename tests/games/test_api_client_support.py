@@ -8,21 +8,10 @@ import pytest
 
 from games.engine import load_game, new_game
 from games.models import Attempt
-from tests.conftest import assert_error
+from tests.support.api import DEFAULTS, assert_error
 from tests.support.search import find_win
 
 pytestmark = pytest.mark.django_db
-
-DEFAULTS = {
-    "language": "",
-    "double_click": True,
-    "interactive_rules": True,
-    "theme": "",
-    "deck": "two",
-    "sounds": False,
-    "motion": "",
-    "tap": "best",
-}
 
 
 def test_settings_default_and_change_partially(player):

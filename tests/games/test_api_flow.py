@@ -4,7 +4,7 @@ issue 13: the running daily is never named; its replays are for its winners)."""
 from games.dailies import commitment, daily_deal_prepare, utc_today
 from games.engine import Move, load_game, new_game
 from games.models import Attempt
-from tests.conftest import win_daily
+from tests.support.api import win_daily
 
 
 def test_register_play_daily_finish_and_see_leaderboard(player, make_player):

@@ -22,7 +22,16 @@ from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import Game, GameCode, Move, Stock, new_game
 from games.models import Action, Attempt
 from tests.support.search import find_win
-from tests.support.sockets import ORIGIN, Socket, http_resign, new_player, socket_for, start
+from tests.support.sockets import (
+    ORIGIN,
+    Socket,
+    assert_hidden,
+    http_resign,
+    new_player,
+    socket_for,
+    start,
+    without_targets,
+)
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -41,20 +50,6 @@ def win_line() -> tuple[Move | Stock, ...]:
 
 
 # --- hidden information, checked on every message ------------------------------------------
-
-
-def assert_hidden(message: dict[str, Any]) -> None:
-    """The view in ``message`` (if any) shows no face-down card and no stock card."""
-    assert isinstance(message.get("type"), str), message
-    game = message.get("game")
-    if game is None:
-        return
-    view = game["view"]
-    down = view["down"]
-    for pid, cards in view["piles"].items():
-        hidden = len(cards) if pid == "s" else down.get(pid, 0)
-        assert all(card is None for card in cards[:hidden]), (pid, cards, hidden)
-        assert all(card is not None for card in cards[hidden:]), (pid, cards, hidden)
 
 
 class Checked(Socket):
@@ -143,10 +138,6 @@ def error_of(message: dict[str, Any], code: str) -> dict[str, Any]:
     assert error["code"] == code, message
     assert isinstance(error["message"], str) and error["message"], message
     return error
-
-
-def without_targets(view: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in view.items() if k != "targets"}
 
 
 def as_spectator(game: dict[str, Any]) -> dict[str, Any]:

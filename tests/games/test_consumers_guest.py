@@ -10,7 +10,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.dailies import daily_deal_prepare, utc_today
-from tests.conftest import Client
+from tests.support.api import Client
 from tests.support.sockets import http_resign, new_player, socket_for, start
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]

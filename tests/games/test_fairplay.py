@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth.models import Permission
 from django.test import Client as DjangoClient
 
 from accounts.models import User
@@ -30,13 +29,15 @@ from games.fairplay import (
 )
 from games.models import Attempt, Review, ReviewDecision
 from kit.errors import ApiError
-from tests.conftest import Client
+from tests.support.api import Client
 from tests.support.fairplay import (
     HUMAN_GAPS,
     Clock,
     joined_before_today,
+    make_staff,
     own_address,
     play,
+    play_a_little_and_resign,
     start_daily,
     today_daily,
     with_undos,
@@ -202,16 +203,6 @@ def test_account_and_address_reasons_read_well():
 db = pytest.mark.django_db(transaction=True)
 
 
-def play_a_little_and_resign(client: Any, clock: Clock, variant: str = "SH1-C4") -> int:
-    daily = today_daily(variant)
-    game = start_daily(client, variant, clock)
-    play(client, game["id"], daily.proof[:3], clock, gaps=HUMAN_GAPS)
-    clock.advance(4)
-    response = client.send(f"/api/games/{game['id']}/resign/")
-    assert response.status_code == 200, response.content
-    return game["id"]
-
-
 def review_of(attempt_id: int) -> Review:
     return Review.objects.get(attempt_id=attempt_id)
 
@@ -289,16 +280,6 @@ def test_an_account_made_on_the_day_is_flagged(make_player, clock):
     assert review_of(old_id).flagged is False
     # Flagged, still ranked: only staff take a result off the board.
     assert Attempt.objects.get(pk=new_id).disqualified is False
-
-
-def make_staff(name: str = "referee") -> User:
-    staff = User.objects.create_user(name, password="correct horse battery", is_staff=True)
-    staff.user_permissions.add(
-        *Permission.objects.filter(
-            content_type__app_label="games", codename__in=("view_review", "change_review")
-        )
-    )
-    return User.objects.get(pk=staff.pk)  # permissions are cached per instance
 
 
 @db

@@ -27,7 +27,7 @@ from games.fairplay import (
 )
 from games.models import Attempt, Review
 from games.services import attempts_close_stale
-from tests.conftest import Client
+from tests.support.api import Client
 from tests.support.fairplay import (
     HUMAN_GAPS,
     older_account,

@@ -26,9 +26,9 @@ from games import partitions
 from games.engine import replay
 from games.models import Action, Attempt, log_month
 from games.tasks import ensure_action_partitions, verify_attempt
-from tests.conftest import assert_error, requires_postgres
-from tests.games.test_tasks import WINNABLE, act, start, winning_line
+from tests.support.api import act, assert_error, requires_postgres, start
 from tests.support.fairplay import Clock
+from tests.support.search import WINNABLE, winning_line
 
 pytestmark = pytest.mark.django_db
 

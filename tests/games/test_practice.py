@@ -17,10 +17,9 @@ from games.dailies import deal_get, utc_today
 from games.engine import GameCode, Undo, load_game, new_game, replay, solve
 from games.engine.solver import Outcome
 from games.models import Attempt, DailyDeal, ProvenDeal
-from tests.conftest import Client, assert_error
+from tests.support.api import Client, assert_error
 from tests.support.hidden import check_hidden, engine_state
-
-LOSE_CODE = "SH1-C1-AAAJE2V"  # a 1-cell deal the solver wins (3 % of them are)
+from tests.support.search import LOSE_CODE, losing_line
 
 
 def start(client: Client, body: dict[str, Any], status: int = 201) -> dict[str, Any]:
@@ -152,29 +151,6 @@ def test_the_pool_never_hands_out_the_cards_of_a_running_daily(make_player):
 
 
 # --- the last position that could still be won ----------------------------------------------
-
-
-def losing_line() -> tuple[list[dict[str, Any]], int]:
-    """From ``LOSE_CODE``: ten moves of the solver's winning line, then seeded
-    random moves (each changing something) into a dead end. Returns the actions
-    and, found by solving every position on the way (no binary search), how
-    many undos back from the dead end the last winnable position is."""
-    game = new_game(LOSE_CODE)
-    line = solve(game).line
-    rng = random.Random(0)
-    played = [game.apply(action).to_json() for action in line[:10]]
-    while not game.is_dead_end():
-        assert len(played) < 90, "the seeded play found no dead end"
-        moves = [m for m in game.legal_moves if game.changes_something(m)]
-        played.append(game.apply(rng.choice(moves)).to_json())
-    outcomes = []
-    for n in range(len(played) + 1):
-        outcomes.append(solve(replay(LOSE_CODE, played[:n]), nodes=300_000).outcome)
-    last = max(n for n, o in enumerate(outcomes) if o is Outcome.SOLVED)
-    # Monotone: won up to ``last``, then proven lost to the end.
-    assert outcomes[: last + 1] == [Outcome.SOLVED] * (last + 1), outcomes
-    assert set(outcomes[last + 1 :]) == {Outcome.UNWINNABLE}, outcomes
-    return played, len(played) - last
 
 
 def play(client: Client, attempt_id: int, actions: list[dict[str, Any]], seq: int = 0) -> int:

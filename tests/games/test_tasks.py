@@ -17,19 +17,10 @@ from games.engine.solver import Outcome
 from games.models import Action, Attempt, DailyDeal
 from games.services import attempt_prove_lost, attempt_verify, attempts_close_stale
 from leaderboard.selectors import leaderboard_for_day, player_record
-from tests.conftest import Client, assert_error
+from tests.support.api import Client, act, assert_error, start
+from tests.support.search import WINNABLE, winning_line
 
 pytestmark = pytest.mark.django_db
-
-
-def start(client: Client, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return response.json()
-
-
-def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> Any:
-    return client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action})
 
 
 def play_line(client: Client, attempt: dict[str, Any], line: list[dict[str, Any]]) -> dict:
@@ -41,19 +32,10 @@ def play_line(client: Client, attempt: dict[str, Any], line: list[dict[str, Any]
     return body
 
 
-def winning_line(code: str) -> list[dict[str, Any]]:
-    result = solve(new_game(code))
-    assert result.outcome is Outcome.SOLVED, code
-    return [a.to_json() for a in result.line]
-
-
 def deal_code(attempt: dict[str, Any]) -> str:
     """The attempt's deal code, read from the database: the API never sends the
     code of a running daily (PRODUCT.md, "Fair daily deals")."""
     return Attempt.objects.get(pk=attempt["id"]).deal.code
-
-
-WINNABLE = "SH1-C4-AAAAAJ2"
 
 
 # --- the replay check -------------------------------------------------------------------

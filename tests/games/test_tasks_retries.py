@@ -16,8 +16,8 @@ from django.db import connection
 
 from games.models import Review
 from games.tasks import review_attempt
-from tests.conftest import requires_postgres
-from tests.games.test_fairplay import play_a_little_and_resign
+from tests.support.api import requires_postgres
+from tests.support.fairplay import play_a_little_and_resign
 
 pytestmark = [requires_postgres, pytest.mark.django_db(transaction=True)]
 

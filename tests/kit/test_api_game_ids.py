@@ -10,7 +10,7 @@ import pytest
 from deploy.client import Client as ServerClient
 from deploy.stack import free_port, migrate, server_env, start_daphne, stop, wait_until_up
 from kit.api import GameIdConverter
-from tests.conftest import assert_error
+from tests.support.api import assert_error
 
 LARGEST = 2**63 - 1
 HUGE = ("9223372036854775808", "99999999999999999999", "9" * 5000)

@@ -12,8 +12,7 @@ from django.core.cache import cache
 from deploy.stack import free_port
 from kit.api import rate_limit
 from kit.errors import describe_error, unavailable
-from tests.conftest import assert_error, requires_postgres
-from tests.games.test_api import run_at_once
+from tests.support.api import assert_error, requires_postgres, run_at_once
 
 
 @pytest.fixture
@@ -63,7 +62,7 @@ def test_actions_sent_at_once_cannot_slip_past_the_limit(make_player, rates):
 def test_sign_in_per_address(make_player, rates):
     make_player(name="carol", password="correct horse battery")
     rates(login="2/min")
-    from tests.conftest import Client
+    from tests.support.api import Client
 
     client = Client()
     for _ in range(2):

@@ -15,10 +15,10 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from games.dailies import daily_deal_get, utc_today
 from games.models import Attempt, DailyDeal
 from games.services import _create_attempt
-from tests.conftest import assert_error
+from tests.support.api import assert_error
+from tests.support.results import daily_of, finished, record, user_of
 
 ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "verified", "pending", "replay"}
 BOARD_KEYS = {
@@ -37,41 +37,9 @@ T0 = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.UTC)
 _bulk = itertools.count()
 
 
-def user_of(client: Any) -> User:
-    return User.objects.get(username=client.username)
-
-
 def bulk_user() -> User:
     # Through the ORM: sign-ups over the API are throttled (20 an hour per address).
     return User.objects.create_user(username=f"bulk{next(_bulk)}", password="x")
-
-
-def daily_of(variant: str = "SH1-C4", days_ago: int = 0) -> DailyDeal:
-    return daily_deal_get(date=utc_today() - dt.timedelta(days=days_ago), variant=variant)
-
-
-def finished(
-    user: User,
-    daily: DailyDeal,
-    *,
-    won: bool = True,
-    score: int = 100,
-    ms: int = 60_000,
-    moves: int = 100,
-    finished_at: dt.datetime | None = None,
-    status: str | None = None,
-    verified: bool | None = True,
-) -> Attempt:
-    attempt = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)
-    attempt.status = status or (Attempt.Status.WON if won else Attempt.Status.RESIGNED)
-    attempt.won = won
-    attempt.score = score
-    attempt.elapsed_ms = ms
-    attempt.moves = moves
-    attempt.finished_at = finished_at or timezone.now()
-    attempt.verified = verified
-    attempt.save()
-    return attempt
 
 
 def board(client: Any, daily: DailyDeal, page: int | None = None) -> dict[str, Any]:
@@ -356,12 +324,6 @@ def test_past_day_anonymous_links_are_never_dead(anon):
 
 
 # --- players ---------------------------------------------------------------------
-
-
-def record(client: Any, username: str) -> dict[str, Any]:
-    response = client.get(f"/api/players/{username}/")
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 def test_player_record_counts_and_streaks(anon, make_player):

@@ -18,9 +18,8 @@ from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
 from games.models import Attempt
 from games.services import _create_attempt
-from tests.conftest import assert_error
-
-from .test_api import daily_of, finished, record, user_of
+from tests.support.api import assert_error
+from tests.support.results import daily_of, finished, record, user_of
 
 
 def month_of(day: dt.date) -> str:

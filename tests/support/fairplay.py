@@ -23,6 +23,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from accounts.models import User
@@ -170,3 +171,23 @@ def scout_line(code: str, proof: Sequence[dict[str, Any]]) -> list[dict[str, Any
             break
         out.append(game.apply(game.parse_action(action)).to_json())
     return out + [{"type": "undo"}] * UNDO_LIMIT
+
+
+def play_a_little_and_resign(client: Any, clock: Clock, variant: str = "SH1-C4") -> int:
+    daily = today_daily(variant)
+    game = start_daily(client, variant, clock)
+    play(client, game["id"], daily.proof[:3], clock, gaps=HUMAN_GAPS)
+    clock.advance(4)
+    response = client.send(f"/api/games/{game['id']}/resign/")
+    assert response.status_code == 200, response.content
+    return game["id"]
+
+
+def make_staff(name: str = "referee") -> User:
+    staff = User.objects.create_user(name, password="correct horse battery", is_staff=True)
+    staff.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="games", codename__in=("view_review", "change_review")
+        )
+    )
+    return User.objects.get(pk=staff.pk)  # permissions are cached per instance

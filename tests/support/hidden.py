@@ -11,14 +11,17 @@ and ``tests/system/hostile/test_hidden_information.py`` (HTTP and websockets).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import random
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
+from games.dailies import daily_deal_prepare, utc_today
 from games.engine import Game, GameCode, load_game
-from games.models import Attempt
+from games.models import Attempt, DailyDeal
 
 CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
 
@@ -199,3 +202,36 @@ def odd_actions(view: dict[str, Any], rng: random.Random) -> list[dict[str, Any]
         {"type": "stock"},
         {"type": "move", "from": rng.choice(list(piles)), "to": "t1"},
     ]
+
+
+def prepared(variant: str, date: dt.date | None = None) -> DailyDeal:
+    """A daily as the job prepares it: a secret key, proven, with its proof."""
+    daily = daily_deal_prepare(date=date or utc_today(), variant=variant)
+    assert daily.proof and GameCode.parse(daily.deal.code).long
+    return daily
+
+
+def secrets_of(daily: DailyDeal) -> list[str]:
+    return code_secrets(daily.deal.code)
+
+
+@dataclass
+class Wire:
+    """Everything the service sent, byte for byte, with where it went."""
+
+    received: list[tuple[str, bytes]] = field(default_factory=list)
+
+    def http(self, where: str, response: Any) -> Any:
+        assert response.status_code < 500, (where, response.content[:300])
+        self.received.append((where, bytes(response.content)))
+        return response
+
+    def frame(self, where: str, text: str) -> dict[str, Any]:
+        self.received.append((where, text.encode()))
+        return json.loads(text)
+
+    def assert_never_named(self, daily: DailyDeal) -> None:
+        for where, blob in self.received:
+            text = blob.decode("utf-8", "replace")
+            for secret in secrets_of(daily):
+                assert secret not in text, f"{where} carries {secret!r} of the running daily"

@@ -1,4 +1,5 @@
-"""Websocket fixtures: communicators on the real ASGI app, signed in like a browser."""
+"""Websockets in process: JSON communicators on the real ASGI app, signed in like a
+browser, and what every game frame must (not) show."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
@@ -35,12 +35,6 @@ def socket_for(path: str, client: Any = None, origin: tuple[bytes, bytes] = ORIG
     return Socket(application, path, headers=headers)
 
 
-@pytest.fixture
-def realtime_db(transactional_db):
-    """Websocket handlers run the service in other threads: they need committed data."""
-    return transactional_db
-
-
 async def new_player(make_player: Callable[..., Any]) -> Any:
     return await sync_to_async(make_player)()
 
@@ -55,3 +49,21 @@ async def http_resign(client: Any, attempt_id: int) -> dict[str, Any]:
     response = await sync_to_async(client.send)(f"/api/games/{attempt_id}/resign/")
     assert response.status_code == 200, response.content
     return response.json()
+
+
+def assert_hidden(message: dict[str, Any]) -> None:
+    """The view in ``message`` (if any) shows no face-down card and no stock card."""
+    assert isinstance(message.get("type"), str), message
+    game = message.get("game")
+    if game is None:
+        return
+    view = game["view"]
+    down = view["down"]
+    for pid, cards in view["piles"].items():
+        hidden = len(cards) if pid == "s" else down.get(pid, 0)
+        assert all(card is None for card in cards[:hidden]), (pid, cards, hidden)
+        assert all(card is not None for card in cards[hidden:]), (pid, cards, hidden)
+
+
+def without_targets(view: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in view.items() if k != "targets"}

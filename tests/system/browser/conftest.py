@@ -34,11 +34,10 @@ import redis
 from django.conf import settings
 
 from deploy.stack import collect_static, free_port, one_daphne, server_env, start_redis, stop
+from tests.support.browser import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHARED_REDIS_URL = "redis://127.0.0.1:6379/11"
-ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
 
 if not Path(CHROMIUM).exists() and os.environ.get("REQUIRE_SERVICES") == "1":
     raise RuntimeError("REQUIRE_SERVICES=1 but there is no chromium for the browser tests")
@@ -186,47 +185,3 @@ def new_page(chromium, site):
     yield make
     for context in contexts:
         context.close()
-
-
-def screenshot(page, name: str) -> Path:
-    """Keep a screenshot as a test artifact (look at them: layout bugs are bugs)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    return path
-
-
-API = """async (calls) => {
-    const token = (document.cookie.match(/(?:^|; )csrftoken=([^;]*)/) || [])[1];
-    const answers = [];
-    for (const [method, path, body] of calls) {
-        const r = await fetch(path, {method, credentials: "same-origin",
-            headers: {"Content-Type": "application/json", "X-CSRFToken": token},
-            body: body === null ? undefined : JSON.stringify(body)});
-        const text = await r.text();
-        let parsed = text;
-        try { parsed = JSON.parse(text); } catch (e) { /* an HTML error page: as text */ }
-        answers.push({status: r.status, body: parsed});
-        if (!r.ok) break;
-    }
-    return answers;
-}"""
-"""JSON API calls from the page, in order (its session, its CSRF cookie), until
-one is refused; each answer's status and body."""
-
-
-def api(page: Any, method: str, path: str, body: object = None) -> Any:
-    """A JSON API call from the page that must succeed; its body."""
-    (answer,) = page.evaluate(API, [[method, path, body]])
-    assert answer["status"] < 300, answer
-    return answer["body"]
-
-
-def post_actions(page: Any, attempt: int, seq: int, actions: list[Any]) -> int:
-    """``actions`` applied to game ``attempt`` from ``seq`` on, from the page in one
-    go (the page follows them over its websocket); returns the next ``seq``."""
-    path = f"/api/games/{attempt}/actions/"
-    calls = [["POST", path, {"seq": seq + n, "action": a}] for n, a in enumerate(actions)]
-    answers = page.evaluate(API, calls)
-    assert len(answers) == len(calls) and all(a["status"] < 300 for a in answers), answers[-1:]
-    return seq + len(actions)

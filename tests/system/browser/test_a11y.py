@@ -20,9 +20,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from games.engine import Move, new_game
-
-from .conftest import ARTIFACTS, api
-from .test_pages import sign_up
+from tests.support.browser import ARTIFACTS, api, sign_up
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
 # Light at every size; the dark theme (the system's preference) at a phone and a desk.

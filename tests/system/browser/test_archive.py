@@ -17,9 +17,15 @@ import re
 from typing import Any
 
 from games.engine import Move, new_game
-
-from .conftest import api, post_actions, screenshot
-from .test_pages import assert_board_is, open_daily, play, sign_up
+from tests.support.browser import (
+    api,
+    assert_board_is,
+    open_daily,
+    play,
+    post_actions,
+    screenshot,
+    sign_up,
+)
 
 VARIANTS = ["EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"]
 

@@ -13,9 +13,15 @@ from __future__ import annotations
 import pytest
 
 from games.engine import new_game
-
-from .conftest import api, post_actions, screenshot
-from .test_pages import assert_board_is, sign_up, start_practice, wait_moves
+from tests.support.browser import (
+    api,
+    assert_board_is,
+    post_actions,
+    screenshot,
+    sign_up,
+    start_practice,
+    wait_moves,
+)
 
 DEALS = {
     "SH1-C4-AAAAAJ2": 61,  # the solver's line: 61 moves, then 31 foundation moves remain

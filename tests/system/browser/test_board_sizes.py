@@ -12,9 +12,15 @@ from typing import Any
 import pytest
 
 from games.engine import new_game
-
-from .conftest import screenshot
-from .test_pages import WIN_CODE, drag, refused_move, sign_up, start_practice
+from tests.support.browser import (
+    WIN_CODE,
+    drag,
+    refused_move,
+    screenshot,
+    settle,
+    sign_up,
+    start_practice,
+)
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768), (1920, 1080)]
 GAMES = {"easy-harp": "EH1-N-AAAAAAF", "seahaven": WIN_CODE}
@@ -75,12 +81,6 @@ def inside(b: dict[str, float] | None, vw: float, vh: float) -> bool:
         and b["right"] <= vw + 0.5
         and b["bottom"] <= vh + 0.5
     )
-
-
-def settle(page: Any) -> None:
-    """The board lays itself out again after a resize (a ResizeObserver)."""
-    page.wait_for_timeout(250)
-    page.wait_for_selector("#board .pile[data-pile=t1] .card")
 
 
 def check_board_fits(page: Any, where: str, size: tuple[int, int]) -> dict[str, Any]:

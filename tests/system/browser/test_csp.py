@@ -13,9 +13,17 @@ import datetime as dt
 from typing import Any
 
 from games.engine import Move, new_game, solve
-
-from .conftest import api, post_actions, screenshot
-from .test_pages import card_locator, play, sign_up, start_practice, wait_moves, wait_still
+from tests.support.browser import (
+    api,
+    card_locator,
+    play,
+    post_actions,
+    screenshot,
+    sign_up,
+    start_practice,
+    wait_moves,
+    wait_still,
+)
 
 WIN_CODE = "SH1-C4-AAAAAJ2"
 EASY_HARP = "EH1-N-AAAAAAF"

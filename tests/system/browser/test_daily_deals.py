@@ -16,13 +16,10 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from games.engine import new_game
 from games.engine.cli import main as engine_cli
-
-from .conftest import screenshot
-from .test_pages import assert_board_is, open_daily, sign_up
+from tests.support.browser import assert_board_is, open_daily, resign, screenshot, sign_up
 
 VARIANTS = ["EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"]
 
@@ -33,12 +30,6 @@ def today() -> dt.date:
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def resign(page: Any) -> None:
-    page.once("dialog", lambda dialog: dialog.accept())
-    page.click("#resign")
-    page.wait_for_selector("#notice[data-kind=info]")
 
 
 def test_the_lobby_shows_each_deals_commitment_and_par_and_no_code(new_page, server):

@@ -13,7 +13,7 @@ import time
 
 import psycopg
 
-from .test_pages import sign_up, start_practice, wait_moves
+from tests.support.browser import sign_up, start_practice, wait_moves
 
 HOLD_S = 6.0  # longer than the server's lock timeout (3 s), shorter than its Retry-After + 3
 

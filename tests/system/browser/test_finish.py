@@ -18,9 +18,16 @@ from typing import Any
 
 import pytest
 
-from .conftest import api, post_actions, screenshot
-from .test_daily_deals import resign
-from .test_pages import open_daily, sign_up, start_practice, wait_moves
+from tests.support.browser import (
+    api,
+    open_daily,
+    post_actions,
+    resign,
+    screenshot,
+    sign_up,
+    start_practice,
+    wait_moves,
+)
 
 # A card as the engine writes it (7H, TD, 10S…): none may be in the card or the text.
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")

@@ -10,8 +10,7 @@ import secrets
 
 import pytest
 
-from .conftest import api, post_actions, screenshot
-from .test_pages import PASSWORD, wait_moves
+from tests.support.browser import PASSWORD, api, post_actions, screenshot, wait_moves
 
 PHONE = {"width": 390, "height": 844}
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]

@@ -16,21 +16,21 @@ import re
 from typing import Any
 
 from games.engine import DoubleTap, Move, new_game
-
-from .conftest import api, post_actions
-from .test_pages import (
+from tests.support.browser import (
+    EASY_HARP,
     WIN_CODE,
+    api,
     assert_board_is,
     board_piles,
     card_locator,
     drag,
     moves_shown,
+    post_actions,
     sign_up,
     start_practice,
     wait_moves,
     wait_still,
 )
-from .test_replay import EASY_HARP
 
 GAME_SOCKET = re.compile(r"/ws/games/\d+/$")
 

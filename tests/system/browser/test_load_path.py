@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import api
-from .test_pages import sign_up
+from tests.support.browser import api, sign_up
 
 HASHED = re.compile(r"/static/.+\.[0-9a-f]{12}\.(js|css)$")
 WON = {"en": "Won", "id": "Menang", "bg": "Победи", "tr": "Kazanıldı"}

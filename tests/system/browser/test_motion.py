@@ -13,10 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from games.engine import DoubleTap, IllegalActionError, Move, new_game
-
-from .conftest import api
-from .test_pages import WIN_CODE, card_locator, drag, sign_up, start_practice, wait_moves
-from .test_replay import EASY_HARP
+from tests.support.browser import (
+    EASY_HARP,
+    WIN_CODE,
+    api,
+    card_locator,
+    drag,
+    sign_up,
+    start_practice,
+    wait_moves,
+)
 
 # Installed in the page: every new animation's target and duration, as it starts.
 RECORD = """() => {

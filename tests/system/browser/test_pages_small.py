@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import api, screenshot
-from .test_pages import WIN_CODE, sign_up, start_practice
+from tests.support.browser import WIN_CODE, api, screenshot, sign_up, start_practice
 
 
 def box(page, selector: str) -> dict[str, float]:

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from games.engine import Move, Stock, new_game
-
-from .conftest import post_actions, screenshot
-from .test_board_sizes import settle
-from .test_pages import (
+from tests.support.browser import (
     WIN_CODE,
     drag,
+    post_actions,
     refused_move,
+    screenshot,
+    settle,
     sign_up,
     start_practice,
     wait_moves,

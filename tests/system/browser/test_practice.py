@@ -14,10 +14,8 @@ from typing import Any
 
 from games.engine import new_game, replay, solve
 from games.engine.solver import Outcome
-from tests.games.test_practice import LOSE_CODE, losing_line
-
-from .conftest import api, post_actions, screenshot
-from .test_pages import sign_up, start_practice, wait_moves
+from tests.support.browser import api, post_actions, screenshot, sign_up, start_practice, wait_moves
+from tests.support.search import LOSE_CODE, losing_line
 
 
 def new_game_from_dialog(page: Any, kind: str, cells: str) -> dict[str, Any]:

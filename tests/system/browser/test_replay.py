@@ -14,12 +14,9 @@ import time
 from typing import Any
 
 from games.engine import Game, Move, Stock, new_game
-
-from .conftest import api, screenshot
-from .test_pages import board_piles, sign_up
+from tests.support.browser import EASY_HARP, api, board_piles, screenshot, sign_up
 
 SEAHAVEN = "SH1-C4-AAAAAJ2"
-EASY_HARP = "EH1-N-AAAAAAF"
 UNDO = {"type": "undo"}
 
 

@@ -11,9 +11,8 @@ from urllib.parse import urlparse
 
 from websockets.sync.client import connect
 
+from tests.support.browser import sign_up, start_practice
 from tests.support.players import close_quietly
-
-from .test_pages import sign_up, start_practice
 
 CAP = 16  # WS_MAX_PER_PLAYER's default (config/settings.py)
 

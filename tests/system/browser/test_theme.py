@@ -10,8 +10,7 @@ import re
 from typing import Any
 from urllib.parse import urlparse
 
-from .conftest import api, screenshot
-from .test_pages import PASSWORD, WIN_CODE, sign_up, start_practice
+from tests.support.browser import PASSWORD, WIN_CODE, api, screenshot, sign_up, start_practice
 
 AA = 4.5
 

@@ -28,7 +28,7 @@ from deploy.stack import (
     stop,
     wait_until_up,
 )
-from tests.conftest import assert_error, requires_postgres, requires_redis
+from tests.support.api import assert_error, requires_postgres, requires_redis
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -47,7 +47,7 @@ from deploy.stack import (
     stop,
     wait_until_up,
 )
-from tests.conftest import requires_postgres
+from tests.support.api import requires_postgres
 from tests.support.players import Player, open_socket
 from tests.support.search import find_win
 

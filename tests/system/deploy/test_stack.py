@@ -25,7 +25,7 @@ import pytest
 
 from deploy.client import Client
 from deploy.stack import admin_sql, drop_database
-from tests.conftest import requires_postgres
+from tests.support.api import requires_postgres
 from tests.support.waiting import wait_for
 
 pytestmark = [

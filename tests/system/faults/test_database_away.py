@@ -16,7 +16,7 @@ import psycopg
 
 from deploy.client import Client
 from deploy.stack import free_port, one_daphne, server_env
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
 from tests.support.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis]

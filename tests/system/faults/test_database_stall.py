@@ -38,7 +38,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from deploy.client import Client
 from deploy.stack import PGBOUNCER, Stack
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import close_quietly, open_socket, sign_up
 
 pytestmark = [

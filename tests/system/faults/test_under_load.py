@@ -49,7 +49,7 @@ from websockets.typing import Origin
 
 from deploy.client import Client
 from deploy.stack import Stack
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import session_cookie, sign_up
 
 pytestmark = [requires_postgres, requires_redis]

@@ -52,7 +52,7 @@ from django.db import connection
 from games.dailies import deal_get, utc_today
 from games.engine import GameCode, new_game, solve
 from games.models import Attempt, DailyDeal
-from tests.conftest import Client, requires_postgres, requires_redis
+from tests.support.api import Client, requires_postgres, requires_redis
 from tests.support.celery_worker import WAIT, Worker, real_broker, worker_env, workers
 from tests.support.waiting import wait_for
 

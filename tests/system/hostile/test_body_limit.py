@@ -29,7 +29,7 @@ from deploy.stack import (
     stop,
     wait_until_up,
 )
-from tests.conftest import requires_postgres
+from tests.support.api import requires_postgres
 from tests.support.players import close_quietly, open_socket, receive
 
 pytestmark = requires_postgres

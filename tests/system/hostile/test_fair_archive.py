@@ -19,9 +19,8 @@ from typing import Any
 
 from games.dailies import daily_deal_get, utc_today
 from games.engine import ALL_VARIANTS
-from tests.conftest import assert_error
-
-from .test_fair_daily import Wire, prepared
+from tests.support.api import assert_error
+from tests.support.hidden import Wire, prepared
 
 DAY_KEYS = {"date", "today", "dailies", "results"}
 RESULTS = {"won", "resigned", "abandoned", "playing", "disqualified", "failed_check"}

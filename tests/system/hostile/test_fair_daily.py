@@ -26,7 +26,6 @@ import json
 import random
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -35,50 +34,18 @@ from asgiref.sync import sync_to_async
 from games.dailies import Effort, daily_deal_prepare, utc_today
 from games.engine import GameCode, new_game
 from games.models import Attempt, DailyDeal
-from tests.conftest import Client, assert_error
+from tests.support.api import Client, assert_error
 from tests.support.hidden import (
+    Wire,
     check_cardless,
     check_hidden,
     check_view,
-    code_secrets,
     engine_state,
+    prepared,
 )
 from tests.support.sockets import socket_for
 
 TIMEOUT = 10
-
-
-def prepared(variant: str, date: dt.date | None = None) -> DailyDeal:
-    """A daily as the job prepares it: a secret key, proven, with its proof."""
-    daily = daily_deal_prepare(date=date or utc_today(), variant=variant)
-    assert daily.proof and GameCode.parse(daily.deal.code).long
-    return daily
-
-
-def secrets_of(daily: DailyDeal) -> list[str]:
-    return code_secrets(daily.deal.code)
-
-
-@dataclass
-class Wire:
-    """Everything the service sent, byte for byte, with where it went."""
-
-    received: list[tuple[str, bytes]] = field(default_factory=list)
-
-    def http(self, where: str, response: Any) -> Any:
-        assert response.status_code < 500, (where, response.content[:300])
-        self.received.append((where, bytes(response.content)))
-        return response
-
-    def frame(self, where: str, text: str) -> dict[str, Any]:
-        self.received.append((where, text.encode()))
-        return json.loads(text)
-
-    def assert_never_named(self, daily: DailyDeal) -> None:
-        for where, blob in self.received:
-            text = blob.decode("utf-8", "replace")
-            for secret in secrets_of(daily):
-                assert secret not in text, f"{where} carries {secret!r} of the running daily"
 
 
 async def call(wire: Wire, where: str, method: Any, *args: Any) -> Any:

@@ -55,7 +55,7 @@ from asgiref.sync import sync_to_async
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import ALL_VARIANTS, Game, GameCode, encode_deal, load_game, new_game
 from games.models import Attempt
-from tests.conftest import Client
+from tests.support.api import Client
 from tests.support.hidden import (
     CARD,
     check_cardless,

@@ -36,7 +36,7 @@ from schemathesis.checks import (
 
 from accounts.models import User
 from config.asgi import application
-from tests.conftest import Client
+from tests.support.api import Client
 
 CHECKS = [
     not_a_server_error,

@@ -19,10 +19,10 @@ from django.conf import settings
 from django.test import Client as DjangoClient
 
 from games.models import Attempt, Review
-from tests.games.test_fairplay import make_staff
 from tests.support.fairplay import (
     HUMAN_GAPS,
     Clock,
+    make_staff,
     older_account,
     play,
     scout_line,

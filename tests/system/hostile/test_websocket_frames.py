@@ -57,8 +57,7 @@ from games.engine import (
     replay,
 )
 from games.models import Action, Attempt
-from tests.games.test_consumers import assert_hidden, without_targets
-from tests.support.sockets import Socket, socket_for, start
+from tests.support.sockets import Socket, assert_hidden, socket_for, start, without_targets
 
 EXAMPLES = 50
 GAMES = 4

@@ -48,8 +48,8 @@ from deploy.stack import (
 from games.engine import ALL_VARIANTS, Game, load_game
 from games.tasks import verify_attempt
 from kit import logs
-from tests.config.test_settings import SECRETS, settings_in_subprocess
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
+from tests.support.env import SECRETS, settings_in_subprocess
 from tests.support.hidden import CARD, code_secrets, hidden_only, hidden_runs
 from tests.support.players import open_socket
 from tests.support.waiting import wait_for

@@ -48,7 +48,7 @@ from deploy.stack import (
 )
 from games.engine import ALL_VARIANTS
 from kit.metrics import OUTCOMES, SOCKET_KINDS
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import close_quietly, open_socket, receive
 from tests.support.waiting import wait_for
 

@@ -39,8 +39,8 @@ from deploy.stack import (
     stop,
 )
 from games.engine import new_game
-from tests.config.test_settings import SECRETS, settings_in_subprocess
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
+from tests.support.env import SECRETS, settings_in_subprocess
 from tests.support.hidden import CARD, hidden_only
 from tests.support.waiting import wait_for
 from tests.system.ops.failing_urls import CODE

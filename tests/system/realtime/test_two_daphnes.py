@@ -52,7 +52,7 @@ from deploy.stack import (
     wait_until_up,
 )
 from games.engine import new_game
-from tests.conftest import requires_postgres, requires_redis
+from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import (
     WAIT,
     Player,

@@ -20,7 +20,7 @@ from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, new_game, solve
 from games.models import Action, Attempt, DailyDeal
 from games.tasks import prepare_daily_deals, verify_attempt
-from tests.conftest import Client, requires_postgres, requires_redis
+from tests.support.api import Client, requires_postgres, requires_redis
 from tests.support.celery_worker import Worker, real_broker, workers
 from tests.support.waiting import wait_for
 
