@@ -18,7 +18,7 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-from tests.support.api import Client
+from tests.support.api import Client, start
 from tests.support.hidden import check_hidden, check_view, engine_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,12 +72,6 @@ def head(response: Any) -> Head:
 def prefill(response: Any) -> dict[str, Any]:
     text = head(response).prefill
     return json.loads(text) if text else {}
-
-
-def start(client: Client, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return response.json()
 
 
 def same_answer(embedded: dict[str, Any], fetched: dict[str, Any]) -> None:

@@ -5,6 +5,7 @@ and the server's clock (RULES.md C11)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import time
 from typing import Any
@@ -26,7 +27,8 @@ from games.engine import (
     replay,
 )
 from games.models import Action, Attempt, DailyDeal
-from tests.support.api import Client, requires_postgres, run_at_once
+from tests.support.api import Client, act, requires_postgres, run_at_once
+from tests.support.api import start as start_game
 from tests.support.search import find_win
 
 PASSWORD = "correct horse battery"  # make_player's default
@@ -65,14 +67,7 @@ def utc_today() -> str:
     return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-def start(client: Client, status: int = 201, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code == status, response.content
-    return response.json()
-
-
-def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> Any:
-    return client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action})
+start = functools.partial(start_game, status=201)  # a new game, unless told
 
 
 def ok(response: Any, status: int = 200) -> dict[str, Any]:

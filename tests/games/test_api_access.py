@@ -58,7 +58,7 @@ from accounts.models import User
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
-from tests.support.api import Client, assert_error, win_daily
+from tests.support.api import Client, assert_error, start, win_daily
 from tests.support.sockets import socket_for
 
 PASSWORD = "correct horse battery"
@@ -93,12 +93,6 @@ def _signed_up(name: str) -> Client:
     response = client.send("/api/auth/register/", {"username": name, "password": PASSWORD})
     assert response.status_code == 201, response.content
     return client
-
-
-def _start(client: Client, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code in (200, 201), (body, response.content)
-    return response.json()
 
 
 def legal_action(attempt_id: int) -> dict[str, Any]:
@@ -139,7 +133,7 @@ def build_world() -> World:
         assert daily_deal_prepare(date=utc_today(), variant=variant).proof
 
     # Yesterday's daily, played and resigned; then the day goes by (as in test_anticheat).
-    past = _start(owner, daily="SH1-C1")
+    past = start(owner, daily="SH1-C1")
     _play(owner, past)
     _resign(owner, past)
     yesterday = utc_today() - dt.timedelta(days=1)
@@ -147,23 +141,23 @@ def build_world() -> World:
     past = owner.get(f"/api/games/{past['id']}/").json()
     assert past["daily"] == yesterday.isoformat() and past["code"], past  # revealed now
 
-    daily = _start(owner, daily="SH1-C4")
+    daily = start(owner, daily="SH1-C4")
     _play(owner, daily)
-    daily_done = _start(owner, daily="EH1-N")
+    daily_done = start(owner, daily="EH1-N")
     _play(owner, daily_done)
     _resign(owner, daily_done)
-    practice = _start(owner, code=PRACTICE)
+    practice = start(owner, code=PRACTICE)
     _play(owner, practice)
-    practice_done = _start(owner, code=PRACTICE_DONE)
+    practice_done = start(owner, code=PRACTICE_DONE)
     _play(owner, practice_done)
     _resign(owner, practice_done)
     # Practising today's deal, allowed once the ranked attempt is over (no code needed).
-    daily_practice = _start(owner, daily="EH1-N", practice=True)
+    daily_practice = start(owner, daily="EH1-N", practice=True)
     _play(owner, daily_practice)
 
     for variant in ("SH1-C4", "EH1-N"):
-        _start(clients["other"], daily=variant)
-        _resign(clients["resigned"], _start(clients["resigned"], daily=variant))
+        start(clients["other"], daily=variant)
+        _resign(clients["resigned"], start(clients["resigned"], daily=variant))
         win_daily(clients["winner"], variant)
 
     missing = Attempt.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000

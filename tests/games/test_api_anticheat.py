@@ -10,6 +10,7 @@ Easy Harp has every card twice, so positions are checked, not just names
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 from typing import Any
 
@@ -20,7 +21,8 @@ from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import encode_deal, new_game
 from games.models import Action, Attempt, DailyDeal
 from games.services import _create_attempt
-from tests.support.api import Client, win_daily
+from tests.support.api import Client, act, win_daily
+from tests.support.api import start as start_game
 from tests.support.hidden import (
     CARD,
     check_hidden,
@@ -33,14 +35,7 @@ from tests.support.hidden import (
 # --- helpers -------------------------------------------------------------------------------
 
 
-def start(client: Client, status: int = 201, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code == status, response.content
-    return response.json()
-
-
-def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> Any:
-    return client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action})
+start = functools.partial(start_game, status=201)  # a new game, unless told
 
 
 def resign(client: Client, attempt_id: int) -> dict[str, Any]:

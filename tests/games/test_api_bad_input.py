@@ -15,6 +15,7 @@ from games.dailies import utc_today
 from games.engine import load_game, replay
 from games.models import Action, Attempt
 from tests.support.api import Client, assert_error
+from tests.support.api import start as start_game
 
 CODE = "SH1-C4-AAAAAJ2"
 """t1 ends AH, t2 ends 4H; cells c1 = 2H, c2 = 8D; c3, c4 free."""
@@ -41,9 +42,7 @@ def post_raw(client: Client, path: str, text: str | bytes, content_type: str = "
 
 
 def start(client: Client, code: str = CODE) -> int:
-    response = client.send("/api/games/", {"code": code})
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
+    return start_game(client, code=code, status=201)["id"]
 
 
 def actions_path(attempt_id: int) -> str:

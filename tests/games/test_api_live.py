@@ -13,6 +13,7 @@ from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import GameCode
 from games.models import Attempt
 from games.services import _create_attempt
+from tests.support.api import start
 
 FIELDS = (
     "id",
@@ -31,12 +32,6 @@ MOVES = [  # the first moves of the winning line of PRACTICE (tests/support/sear
     {"type": "move", "from": "t4", "to": "f3", "count": 1},
     {"type": "move", "from": "t1", "to": "f3", "count": 1},
 ]
-
-
-def start(client: Any, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return response.json()
 
 
 def play(client: Any, attempt: dict[str, Any], actions: list[dict[str, Any]]) -> dict[str, Any]:

@@ -264,14 +264,25 @@ def test_the_address_is_the_one_the_throttles_see(make_player, settings):
     assert Attempt.objects.get(pk=game.json()["id"]).address is None
 
 
-@db
-def test_an_account_made_on_the_day_is_flagged(make_player, clock):
+def a_newcomer_and_a_regular(make_player: Any, clock: Clock) -> tuple[Any, Any, int, int]:
+    """Two players, each at an address of its own, the second's account made before
+    today, who each played a little of today's daily and resigned: the players and
+    their attempts' ids."""
     newcomer, regular = make_player(), make_player()
     joined_before_today(regular)
     for client in (newcomer, regular):
         own_address(client)
-    new_id = play_a_little_and_resign(newcomer, clock)
-    old_id = play_a_little_and_resign(regular, clock)
+    return (
+        newcomer,
+        regular,
+        play_a_little_and_resign(newcomer, clock),
+        play_a_little_and_resign(regular, clock),
+    )
+
+
+@db
+def test_an_account_made_on_the_day_is_flagged(make_player, clock):
+    _, _, new_id, old_id = a_newcomer_and_a_regular(make_player, clock)
 
     review = review_of(new_id)
     assert codes(review.reasons) == {"new_account"}
@@ -334,14 +345,15 @@ ADMIN = f"/{settings.ADMIN_PATH}"
 CHANGELIST = f"{ADMIN}games/review/"
 
 
+def disqualify(admin: DjangoClient, review_id: int, reason: str) -> Any:
+    """The queue's Disqualify action on one review, confirmed with ``reason``."""
+    body = {"action": "disqualify", "_selected_action": [review_id], "apply": "1", "reason": reason}
+    return admin.post(CHANGELIST, body)
+
+
 @db
 def test_the_admin_review_queue_disqualifies_with_a_reason_and_clears(make_player, clock):
-    flagged_player, fine_player = make_player(), make_player()
-    joined_before_today(fine_player)
-    for client in (flagged_player, fine_player):
-        own_address(client)
-    flagged_id = play_a_little_and_resign(flagged_player, clock)  # a new account
-    fine_id = play_a_little_and_resign(fine_player, clock)
+    flagged_player, fine_player, flagged_id, fine_id = a_newcomer_and_a_regular(make_player, clock)
     flagged, fine = review_of(flagged_id), review_of(fine_id)
     staff = make_staff()
     admin = admin_client(staff)
@@ -371,15 +383,7 @@ def test_the_admin_review_queue_disqualifies_with_a_reason_and_clears(make_playe
     assert b"Give a reason" in empty.content and b"This field is required" in empty.content
     assert Attempt.objects.get(pk=flagged_id).disqualified is False
     # With a reason: done, logged with the staff user, back to the queue.
-    done = admin.post(
-        CHANGELIST,
-        {
-            "action": "disqualify",
-            "_selected_action": [flagged.pk],
-            "apply": "1",
-            "reason": "Second account of a banned player",
-        },
-    )
+    done = disqualify(admin, flagged.pk, "Second account of a banned player")
     assert done.status_code == 302
     assert Attempt.objects.get(pk=flagged_id).disqualified is True
     review = review_of(flagged_id)
@@ -457,14 +461,8 @@ async def test_disqualifying_a_result_updates_the_leaderboard_live(make_player, 
     staff = await sync_to_async(make_staff)()
     admin = await sync_to_async(admin_client)(staff)
     try:
-        response = await sync_to_async(admin.post)(
-            CHANGELIST,
-            {
-                "action": "disqualify",
-                "_selected_action": [review.pk],
-                "apply": "1",
-                "reason": "Replayed the solver's line at 20 ms a move",
-            },
+        response = await sync_to_async(disqualify)(
+            admin, review.pk, "Replayed the solver's line at 20 ms a move"
         )
         assert response.status_code == 302
         event = await sock.recv()

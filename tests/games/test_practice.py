@@ -7,6 +7,7 @@ an Easy Harp game's hidden cards."""
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -18,14 +19,11 @@ from games.engine import GameCode, Undo, load_game, new_game, replay, solve
 from games.engine.solver import Outcome
 from games.models import Attempt, DailyDeal, ProvenDeal
 from tests.support.api import Client, assert_error
+from tests.support.api import start as start_game
 from tests.support.hidden import check_hidden, engine_state
 from tests.support.search import LOSE_CODE, losing_line
 
-
-def start(client: Client, body: dict[str, Any], status: int = 201) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code == status, response.content
-    return response.json()
+start = functools.partial(start_game, status=201)  # a new game, unless told
 
 
 def winnable(code: str) -> bool:

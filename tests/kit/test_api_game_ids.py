@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from deploy.client import Client as ServerClient
-from deploy.stack import free_port, migrate, server_env, start_daphne, stop, wait_until_up
 from kit.api import GameIdConverter
 from tests.support.api import assert_error
+from tests.support.daphne import sqlite_daphne
 
 LARGEST = 2**63 - 1
 HUGE = ("9223372036854775808", "99999999999999999999", "9" * 5000)
@@ -59,12 +59,7 @@ async def test_a_huge_game_id_on_a_socket_is_not_found(make_player):
 
 def test_sqlite_answers_a_huge_game_id_404(tmp_path: Path) -> None:
     """The embedded default (SQLite), on a real daphne, where it was a 500."""
-    env = server_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", None, LOG_LEVEL="WARNING")
-    migrate(env)
-    port, log = free_port(), tmp_path / "daphne.log"
-    daphne = start_daphne(port, env, log)
-    try:
-        wait_until_up(port, daphne, log)
+    with sqlite_daphne(tmp_path, LOG_LEVEL="WARNING") as (port, log):
         player = ServerClient(port)
         player.sign_up("bigid", "a long passphrase")
         for huge in HUGE[:2]:
@@ -72,5 +67,3 @@ def test_sqlite_answers_a_huge_game_id_404(tmp_path: Path) -> None:
             assert answer.status == 404, (answer.status, log.read_text()[-2000:])
             assert player.request("GET", f"/api/games/{huge}/").status == 404
         player.close()
-    finally:
-        stop([daphne])

@@ -92,28 +92,36 @@ def test_higher_score_ranks_before_a_shorter_time(anon):
     assert order(board(anon, daily)) == [(high.username, 1), (fast.username, 2)]
 
 
-def test_equal_score_shorter_time_first(anon):
+LATER = T0 + dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    ("behind", "ahead"),
+    [
+        pytest.param(
+            {"ms": 20_001, "moves": 10, "finished_at": T0},
+            {"ms": 20_000, "moves": 90, "finished_at": LATER},
+            id="equal-score-shorter-time-first",
+        ),
+        pytest.param(
+            {"ms": 20_000, "moves": 91, "finished_at": T0},
+            {"ms": 20_000, "moves": 90, "finished_at": LATER},
+            id="equal-time-fewer-moves-first",
+        ),
+        pytest.param(
+            {"ms": 20_000, "moves": 90, "finished_at": T0 + dt.timedelta(1)},
+            {"ms": 20_000, "moves": 90, "finished_at": T0},
+            id="equal-moves-earlier-finish-first",
+        ),
+    ],
+)
+def test_ties_of_score_are_broken_by_time_then_moves_then_finish(anon, behind, ahead):
+    """RULES.md C11: the order of a day's equal scores."""
     daily = daily_of()
-    slow, quick = bulk_user(), bulk_user()
-    finished(slow, daily, score=500, ms=20_001, moves=10, finished_at=T0)
-    finished(quick, daily, score=500, ms=20_000, moves=90, finished_at=T0 + dt.timedelta(hours=1))
-    assert order(board(anon, daily)) == [(quick.username, 1), (slow.username, 2)]
-
-
-def test_equal_time_fewer_moves_first(anon):
-    daily = daily_of()
-    many, few = bulk_user(), bulk_user()
-    finished(many, daily, score=500, ms=20_000, moves=91, finished_at=T0)
-    finished(few, daily, score=500, ms=20_000, moves=90, finished_at=T0 + dt.timedelta(hours=1))
-    assert order(board(anon, daily)) == [(few.username, 1), (many.username, 2)]
-
-
-def test_equal_moves_earlier_finish_first(anon):
-    daily = daily_of()
-    late, early = bulk_user(), bulk_user()
-    finished(late, daily, score=500, ms=20_000, moves=90, finished_at=T0 + dt.timedelta(1))
-    finished(early, daily, score=500, ms=20_000, moves=90, finished_at=T0)
-    assert order(board(anon, daily)) == [(early.username, 1), (late.username, 2)]
+    second, first = bulk_user(), bulk_user()
+    finished(second, daily, score=500, **behind)  # finished first, or as early
+    finished(first, daily, score=500, **ahead)
+    assert order(board(anon, daily)) == [(first.username, 1), (second.username, 2)]
 
 
 def test_an_exact_tie_shares_the_rank(anon):

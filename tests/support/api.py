@@ -82,9 +82,22 @@ class Client(APIClient):
         return self.post(path, body, format="json")
 
 
-def start(client: Client, **body: str) -> dict[str, Any]:
-    response = client.send("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
+def start(
+    client: Any,
+    body: dict[str, Any] | None = None,
+    *,
+    status: int | tuple[int, ...] = (200, 201),
+    **fields: Any,
+) -> dict[str, Any]:
+    """A game started through ``POST /api/games/`` with ``body`` (or ``fields``:
+    ``code=``, ``daily=``, ``random=``), answered with ``status``: the attempt."""
+    statuses = (status,) if isinstance(status, int) else status
+    response = client.send("/api/games/", fields if body is None else body)
+    assert response.status_code in statuses, (
+        response.status_code,
+        body or fields,
+        response.content,
+    )
     return response.json()
 
 

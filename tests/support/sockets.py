@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from config.asgi import application
+from tests.support.api import start as start_game
 
 ORIGIN = (b"origin", b"http://localhost")
 HOST = (b"host", b"localhost")  # as a browser sends it: the Origin is checked against it
@@ -40,9 +41,7 @@ async def new_player(make_player: Callable[..., Any]) -> Any:
 
 
 async def start(client: Any, **body: str) -> dict[str, Any]:
-    response = await sync_to_async(client.send)("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return response.json()
+    return await sync_to_async(start_game)(client, **body)
 
 
 async def http_resign(client: Any, attempt_id: int) -> dict[str, Any]:

@@ -4,18 +4,8 @@ import json
 
 import pytest
 
-from games.engine import (
-    Action,
-    DoubleTap,
-    IllegalActionError,
-    MalformedError,
-    Move,
-    Stock,
-    Tap,
-    Undo,
-    new_game,
-    parse_action,
-)
+from games.engine import Action, DoubleTap, Move, Stock, Tap, Undo, new_game, parse_action
+from games.engine.errors import IllegalActionError, MalformedError
 
 ACTIONS = [
     Move("t3", "t7"),

@@ -9,18 +9,8 @@ import random
 
 import pytest
 
-from games.engine import (
-    UNDO_LIMIT,
-    DoubleTap,
-    EngineError,
-    IllegalActionError,
-    MalformedError,
-    Move,
-    Stock,
-    Tap,
-    Undo,
-    new_game,
-)
+from games.engine import UNDO_LIMIT, DoubleTap, Move, Stock, Tap, Undo, new_game
+from games.engine.errors import EngineError, IllegalActionError, MalformedError
 from tests.support.positions import position, texts
 
 CODE = "EH1-N-AAAAAAB"

@@ -14,19 +14,8 @@ from typing import Any
 
 import pytest
 
-from games.engine import (
-    CARDS,
-    DoubleTap,
-    Game,
-    GameCode,
-    IllegalActionError,
-    MalformedError,
-    Move,
-    Stock,
-    Tap,
-    Undo,
-    new_game,
-)
+from games.engine import CARDS, DoubleTap, Game, GameCode, Move, Stock, Tap, Undo, new_game
+from games.engine.errors import IllegalActionError, MalformedError
 from games.engine.shuffle import shuffled_ids
 from tests.support.positions import position, texts
 

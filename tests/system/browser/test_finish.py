@@ -310,6 +310,20 @@ SHARE = """async (cases) => {
     return cases.map(shareText);
 }"""
 
+RANKED_WIN = {
+    "date": "2026-12-02",
+    "origin": "https://patience.example",
+    "variant": "SH1-C1",
+    "ranked": True,
+    "ms": 192_000,
+    "moves": 98,
+    "par": 87,
+    "rank": 12,
+    "count": 340,
+    "streak": 5,
+}
+"""A ranked Seahaven win, as the finish card shares it."""
+
 
 def test_the_share_text_of_each_kind_of_win(new_page):
     page = new_page()
@@ -318,17 +332,7 @@ def test_the_share_text_of_each_kind_of_win(new_page):
     texts = page.evaluate(
         SHARE,
         [
-            {
-                **base,
-                "variant": "SH1-C1",
-                "ranked": True,
-                "ms": 192_000,
-                "moves": 98,
-                "par": 87,
-                "rank": 12,
-                "count": 340,
-                "streak": 5,
-            },
+            RANKED_WIN,
             {
                 **base,
                 "variant": "EH1-N",
@@ -384,20 +388,7 @@ def test_the_share_text_is_in_the_players_language_but_the_brand(new_page):
     assert page.get_attribute("html", "lang") == "tr"
     [text] = page.evaluate(
         SHARE,
-        [
-            {
-                "date": "2026-12-02",
-                "origin": "https://patience.example",
-                "variant": "SH1-C1",
-                "ranked": True,
-                "ms": 192_000,
-                "moves": 98,
-                "par": 87,
-                "rank": 12,
-                "count": 340,
-                "streak": 5,
-            }
-        ],
+        [RANKED_WIN],
     )
     assert text == (
         "Patience Daily 2026-12-02 · Seahaven Towers, Zor (1 hücre) ✓ 3:12 · 98 hamle (par 87)"

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from games.engine import DoubleTap, Move, new_game
+from games.engine import DoubleTap, Game, Move, new_game
 from tests.support.browser import (
     EASY_HARP,
     WIN_CODE,
@@ -88,6 +88,16 @@ class Relay:
             ws.send(message)
 
 
+def relayed_practice(new_page: Any, code: str) -> tuple[Any, Relay, int, Game]:
+    """A new player's page on a practice game of ``code``, its socket through a
+    ``Relay``: the page, the relay, the attempt's id and the engine's game."""
+    page = new_page()
+    relay = Relay(page)
+    sign_up(page)
+    attempt = start_practice(page, code)
+    return page, relay, attempt, new_game(code)
+
+
 def wait_held(page: Any, relay: Relay, kind: str) -> None:
     """Until the server's ``kind`` answer reached the relay (and was held)."""
     for _ in range(200):
@@ -124,11 +134,7 @@ def shown_now(page: Any, pile: str) -> list[str | None]:
 def test_a_drop_on_a_listed_target_lands_before_the_answer_and_the_ack_turns_the_card_up(
     new_page,
 ):
-    page = new_page()
-    relay = Relay(page)
-    sign_up(page)
-    attempt = start_practice(page, EASY_HARP)
-    game = new_game(EASY_HARP)
+    page, relay, attempt, game = relayed_practice(new_page, EASY_HARP)
     assert_board_is(page, game)
 
     # t2's ace over one face-down card; the server lists f1 for it.
@@ -184,11 +190,7 @@ RECORD_SHAKES = """() => {
 
 
 def test_a_refused_move_that_had_landed_goes_back_to_the_servers_position(new_page):
-    page = new_page()
-    relay = Relay(page)
-    sign_up(page)
-    attempt = start_practice(page, WIN_CODE)
-    game = new_game(WIN_CODE)
+    page, relay, attempt, game = relayed_practice(new_page, WIN_CODE)
     assert_board_is(page, game)
     before = game.copy()
 
@@ -223,11 +225,7 @@ def test_a_refused_move_that_had_landed_goes_back_to_the_servers_position(new_pa
 
 
 def test_a_landed_move_stays_through_a_reconnect_and_is_sent_again_with_its_seq(new_page):
-    page = new_page()
-    relay = Relay(page)
-    sign_up(page)
-    start_practice(page, WIN_CODE)
-    game = new_game(WIN_CODE)
+    page, relay, _, game = relayed_practice(new_page, WIN_CODE)
     assert_board_is(page, game)
 
     # The action is lost on its way and the socket drops: the page connects
@@ -257,11 +255,7 @@ def test_a_landed_move_stays_through_a_reconnect_and_is_sent_again_with_its_seq(
 
 
 def test_one_tap_plays_a_card_with_no_foundation_to_its_best_place_at_once(new_page):
-    page = new_page()
-    relay = Relay(page)
-    sign_up(page)
-    start_practice(page, WIN_CODE)
-    game = new_game(WIN_CODE)
+    page, relay, _, game = relayed_practice(new_page, WIN_CODE)
     wait_still(page)
     assert api(page, "GET", "/api/auth/settings/")["tap"] == "best"  # the default
 
@@ -290,11 +284,7 @@ def test_one_tap_plays_a_card_with_no_foundation_to_its_best_place_at_once(new_p
 
 
 def test_tap_foundation_keeps_the_apps_tap_and_is_set_in_the_dialog(new_page):
-    page = new_page()
-    relay = Relay(page)
-    sign_up(page)
-    start_practice(page, WIN_CODE)
-    game = new_game(WIN_CODE)
+    page, relay, _, game = relayed_practice(new_page, WIN_CODE)
 
     page.click("#settings-open")
     assert page.is_checked("input[name=tap][value=best]")

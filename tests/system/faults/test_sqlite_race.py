@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 
 from deploy.client import Answer, Client
-from deploy.stack import free_port, migrate, server_env, start_daphne, stop, wait_until_up
 from games.engine import Move, new_game
+from tests.support.daphne import sqlite_daphne
 
 RACERS = 10
 ROUNDS = 5
@@ -37,18 +37,9 @@ def race(clients: list[Client], path: str, body: object) -> list[Answer]:
 
 
 def test_sqlite_serialises_a_race_of_the_same_action(tmp_path: Path) -> None:
-    env = server_env(
-        f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        None,
-        REGISTER_RATE="1000/min",
-        ACTION_RATE="10000/min",
-        LOG_LEVEL="WARNING",
-    )
-    migrate(env)
-    port, log = free_port(), tmp_path / "daphne.log"
-    daphne = start_daphne(port, env, log)
-    try:
-        wait_until_up(port, daphne, log)
+    with sqlite_daphne(
+        tmp_path, REGISTER_RATE="1000/min", ACTION_RATE="10000/min", LOG_LEVEL="WARNING"
+    ) as (port, log):
         player = Client(port)
         player.sign_up("racer", "a long passphrase")
         attempt = player.expect("POST", "/api/games/", {"code": CODE}, status=201)["id"]
@@ -65,5 +56,3 @@ def test_sqlite_serialises_a_race_of_the_same_action(tmp_path: Path) -> None:
             game.apply_json(move)
         for client in racers:
             client.close()
-    finally:
-        stop([daphne])

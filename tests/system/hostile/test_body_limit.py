@@ -17,18 +17,7 @@ from typing import Any
 
 import pytest
 
-from deploy.stack import (
-    PG_HOST,
-    PG_PORT,
-    create_database,
-    drop_database,
-    free_port,
-    migrate,
-    server_env,
-    start_daphne,
-    stop,
-    wait_until_up,
-)
+from deploy import stack
 from tests.support.api import requires_postgres
 from tests.support.players import close_quietly, open_socket, receive
 
@@ -94,20 +83,20 @@ def daphne(tmp_path: Path) -> Iterator[tuple[int, int]]:
     """A production-shaped daphne (no Redis: the in-process defaults) on a fresh
     database: (port, pid)."""
     database = f"patience_body_{secrets.token_hex(4)}"
-    env = server_env(f"postgres://postgres@{PG_HOST}:{PG_PORT}/{database}", None)
+    env = stack.server_env(f"postgres://postgres@{stack.PG_HOST}:{stack.PG_PORT}/{database}", None)
     log = tmp_path / "daphne.log"
-    create_database(database)
+    stack.create_database(database)
     process = None
     try:
-        migrate(env)
-        port = free_port()
-        process = start_daphne(port, env, log)
-        wait_until_up(port, process, log)
+        stack.migrate(env)
+        port = stack.free_port()
+        process = stack.start_daphne(port, env, log)
+        stack.wait_until_up(port, process, log)
         yield port, process.pid
     finally:
         if process is not None:
-            stop([process])
-        drop_database(database)
+            stack.stop([process])
+        stack.drop_database(database)
 
 
 def post(port: int, chunked: bool) -> tuple[int, dict[str, Any], float]:

@@ -37,6 +37,7 @@ from schemathesis.checks import (
 from accounts.models import User
 from config.asgi import application
 from tests.support.api import Client
+from tests.support.api import start as start_game
 
 CHECKS = [
     not_a_server_error,
@@ -72,9 +73,7 @@ class Seeded:
 
 
 def start(client: Client, body: dict[str, str]) -> int:
-    response = client.send("/api/games/", body)
-    assert response.status_code in (200, 201), response.content
-    return int(response.json()["id"])
+    return int(start_game(client, body)["id"])
 
 
 @pytest.fixture

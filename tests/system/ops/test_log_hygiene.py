@@ -14,18 +14,13 @@ import pytest
 from structlog.stdlib import ProcessorFormatter
 from websockets.sync.client import connect
 
-from deploy.stack import free_port, migrate, server_env, start_daphne, stop, wait_until_up
+from tests.support.daphne import sqlite_daphne
 
 CLIENT = "127.0.0.7"  # another loopback address: only the client has it
 
 
 def test_no_client_address_in_the_log_at_debug(tmp_path: Path) -> None:
-    env = server_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", None, LOG_LEVEL="DEBUG")
-    migrate(env)
-    port, log = free_port(), tmp_path / "daphne.log"
-    daphne = start_daphne(port, env, log)
-    try:
-        wait_until_up(port, daphne, log)
+    with sqlite_daphne(tmp_path, LOG_LEVEL="DEBUG") as (port, log):
         paths = ("/api/auth/me/", "/", "/livez", "/api/games/")  # /livez: a DEBUG access line
         for method, path in (("POST" if p == "/api/games/" else "GET", p) for p in paths):
             conn = http.client.HTTPConnection("127.0.0.1", port, 10, source_address=(CLIENT, 0))
@@ -40,8 +35,6 @@ def test_no_client_address_in_the_log_at_debug(tmp_path: Path) -> None:
             open_timeout=10,
         ) as socket:
             socket.recv(timeout=10)
-    finally:
-        stop([daphne])
     text = log.read_text()
     assert '"level": "debug"' in text  # DEBUG was on
     assert CLIENT not in text, [line for line in text.splitlines() if CLIENT in line][:3]

@@ -38,29 +38,11 @@ import psycopg
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection
 
+from deploy import stack
 from deploy.client import Client
-from deploy.stack import (
-    create_database,
-    drop_database,
-    free_port,
-    kill,
-    migrate,
-    server_env,
-    start_daphne,
-    start_redis,
-    stop,
-    wait_until_up,
-)
 from games.engine import new_game
 from tests.support.api import requires_postgres, requires_redis
-from tests.support.players import (
-    WAIT,
-    Player,
-    close_quietly,
-    messages,
-    open_socket,
-    sign_up,
-)
+from tests.support.players import WAIT, Player, close_quietly, messages, open_socket, sign_up
 from tests.support.search import find_win
 
 pytestmark = [requires_postgres, requires_redis]
@@ -83,22 +65,22 @@ class Daphne:
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.process = start_daphne(self.port, self.env, self.log)
+        self.process = stack.start_daphne(self.port, self.env, self.log)
 
     def tail(self) -> str:
         return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
 
     def wait_until_up(self) -> None:
         assert self.process is not None
-        wait_until_up(self.port, self.process, self.log, timeout=WAIT)
+        stack.wait_until_up(self.port, self.process, self.log, timeout=WAIT)
 
     def kill(self) -> None:
         assert self.process is not None
-        kill(self.process)
+        stack.kill(self.process)
 
     def stop(self) -> None:
         if self.process is not None:
-            stop([self.process])
+            stack.stop([self.process])
 
 
 # --- websockets --------------------------------------------------------------------
@@ -173,22 +155,22 @@ def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
     """Daphnes A and B up on a fresh database and a redis-server of their own
     (two runs at once never share a channel layer), dropped after."""
     db_name = f"patience_e2e_{secrets.token_hex(4)}"
-    redis_port = free_port()
-    store_process = start_redis(redis_port)
+    redis_port = stack.free_port()
+    store_process = stack.start_redis(redis_port)
     # Secrets of the servers' own: their daily deals are keyed apart, never CODE.
-    env = server_env(
+    env = stack.server_env(
         f"postgres://postgres@127.0.0.1:5432/{db_name}",
         f"redis://127.0.0.1:{redis_port}/0",
         REGISTER_RATE="1000/min",
         LOG_LEVEL="WARNING",
     )
-    a = Daphne("A", free_port(), env, tmp_path / "daphne-a.log")
-    b = Daphne("B", free_port(), env, tmp_path / "daphne-b.log")
+    a = Daphne("A", stack.free_port(), env, tmp_path / "daphne-a.log")
+    b = Daphne("B", stack.free_port(), env, tmp_path / "daphne-b.log")
     created = False
     try:
-        create_database(db_name)
+        stack.create_database(db_name)
         created = True
-        migrate(env)
+        stack.migrate(env)
         a.start()
         b.start()
         a.wait_until_up()
@@ -198,8 +180,8 @@ def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
         a.stop()
         b.stop()
         if created:
-            drop_database(db_name)  # FORCE: ends connections the killed daphne left open
-        stop([store_process])
+            stack.drop_database(db_name)  # FORCE: ends connections the killed daphne left open
+        stack.stop([store_process])
 
 
 def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:
