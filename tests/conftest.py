@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection, connections
 
-from tests.support.api import Client, uses_postgres
+from tests.support.api import Client, sign_up, uses_postgres
 
 _names = itertools.count()
 
@@ -40,12 +40,7 @@ def _clear_cache():
 @pytest.fixture
 def make_player(db):
     def make(name: str | None = None, password: str = "correct horse battery") -> Client:
-        client = Client()
-        name = name or f"player{next(_names)}"
-        response = client.send("/api/auth/register/", {"username": name, "password": password})
-        assert response.status_code == 201, response.content
-        client.username = name  # type: ignore[attr-defined]
-        return client
+        return sign_up(name or f"player{next(_names)}", password)
 
     return make
 

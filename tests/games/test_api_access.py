@@ -58,7 +58,7 @@ from accounts.models import User
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
-from tests.support.api import Client, assert_error, start, win_daily
+from tests.support.api import Client, assert_error, sign_up, start, win_daily
 from tests.support.sockets import socket_for
 
 PASSWORD = "correct horse battery"
@@ -86,13 +86,6 @@ class World:
     usernames: dict[str, str]
     user_ids: dict[str, int]
     subjects: dict[str, Subject]
-
-
-def _signed_up(name: str) -> Client:
-    client = Client()
-    response = client.send("/api/auth/register/", {"username": name, "password": PASSWORD})
-    assert response.status_code == 201, response.content
-    return client
 
 
 def legal_action(attempt_id: int) -> dict[str, Any]:
@@ -127,7 +120,7 @@ def _subject(attempt: dict[str, Any]) -> Subject:
 
 def build_world() -> World:
     roles = ("owner", "other", "resigned", "winner")
-    clients = {role: _signed_up(f"matrix-{role}") for role in roles}
+    clients = {role: sign_up(f"matrix-{role}", PASSWORD) for role in roles}
     owner = clients["owner"]
     for variant in ("SH1-C4", "EH1-N"):  # proven, so that the winner can win them
         assert daily_deal_prepare(date=utc_today(), variant=variant).proof

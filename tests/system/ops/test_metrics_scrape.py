@@ -49,13 +49,12 @@ from deploy.stack import (
 from games.engine import ALL_VARIANTS
 from kit.metrics import OUTCOMES, SOCKET_KINDS
 from tests.support.api import requires_postgres, requires_redis
-from tests.support.players import close_quietly, open_socket, receive
+from tests.support.players import close_quietly, open_socket, receive, sign_up
 from tests.support.waiting import wait_for
 
 pytestmark = [requires_postgres, requires_redis]
 
 CODE = "SH1-C4-AAAAAJ2"
-PASSWORD = "correct horse battery staple"
 TOKEN = secrets.token_urlsafe(24)
 WAIT = 60.0
 
@@ -190,14 +189,8 @@ def soon() -> float:
     return time.monotonic() + 10
 
 
-def sign_up(port: int) -> Client:
-    player = Client(port)
-    player.sign_up(f"m{secrets.token_hex(4)}", PASSWORD)
-    return player
-
-
 def test_actions_are_counted_by_transport_outcome_and_reason(servers: Servers):
-    player = sign_up(servers.port)
+    player = sign_up(f"m{secrets.token_hex(4)}", servers.port)
     game = player.expect("POST", "/api/games/", {"code": CODE}, status=201)
     actions = f"/api/games/{game['id']}/actions/"
     before = servers.figures()
@@ -276,7 +269,10 @@ def test_actions_are_counted_by_transport_outcome_and_reason(servers: Servers):
 
 
 def test_open_sockets_go_up_and_back_down(servers: Servers):
-    player, spectator = sign_up(servers.port), sign_up(servers.port)
+    player, spectator = (
+        sign_up(f"m{secrets.token_hex(4)}", servers.port),
+        sign_up(f"m{secrets.token_hex(4)}", servers.port),
+    )
     game = player.expect("POST", "/api/games/", {"code": CODE}, status=201)
     today = dt.datetime.now(dt.UTC).date().isoformat()
     sockets = [
@@ -404,7 +400,7 @@ def test_two_daphnes_of_one_directory_are_scraped_as_one(servers: Servers):
     try:
         wait_until_up(port, second, log)
         before = servers.figures()
-        player = sign_up(port)
+        player = sign_up(f"m{secrets.token_hex(4)}", port)
         game = player.expect("POST", "/api/games/", {"code": CODE}, status=201)
         player.expect(
             "POST",
@@ -422,7 +418,7 @@ def test_two_daphnes_of_one_directory_are_scraped_as_one(servers: Servers):
 
 def test_a_killed_daphne_leaves_no_open_socket_behind(servers: Servers):
     """Last: it restarts the daphne. The dead process's counters stay in the sum."""
-    player = sign_up(servers.port)
+    player = sign_up(f"m{secrets.token_hex(4)}", servers.port)
     game = player.expect("POST", "/api/games/", {"code": CODE}, status=201)
     player.expect(
         "POST",
