@@ -148,3 +148,4 @@ DEFAULTS = {
     "motion": "",
     "tap": "best",
 }
+"""The settings of a new account (``/api/auth/settings/``)."""

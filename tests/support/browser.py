@@ -17,8 +17,6 @@ from urllib.parse import urlparse
 from games.engine import Game, Move, Stock, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
 
 
