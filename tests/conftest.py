@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from celery._state import _set_task_join_will_block
 from django.core.cache import cache
 from django.db import connection, connections
 
@@ -35,6 +36,18 @@ def _close_stray_connections(django_db_setup, django_db_blocker):
 def _clear_cache():
     cache.clear()  # throttles count per test
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_task_running():
+    """Celery's eager mode (``CELERY_EAGER=1``) marks "a task is running" in one
+    process-wide flag, set around each eager task and put back as it was found:
+    two eager tasks overlapping on two threads (a socket's handler thread and the
+    test's) can leave it set, and then every later ``result.get()`` in the process
+    raises "Never call result.get() within a task!". (Seen: the thousand games of
+    tests/system/hostile/test_hidden_information.py, then tests/games/test_partitions.py
+    on the same xdist worker.) Each test starts with no task running."""
+    _set_task_join_will_block(False)
 
 
 @pytest.fixture
