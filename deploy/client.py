@@ -11,7 +11,7 @@ network: a browser's cookie jar and ``X-CSRFToken`` header, JSON in and out.
 It lives beside ``deploy/stack.py``, which starts the servers it talks to, and
 like it imports nothing of Django: ``bench/`` (plain scripts) and ``tests/``
 both import ``deploy``, and neither imports the other. Tests that run the app in
-process use Django's test client instead (``tests.conftest.Client``).
+process use Django's test client instead (``tests.support.api.Client``).
 """
 
 from __future__ import annotations

@@ -3,84 +3,18 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from django.conf import settings
+from celery._state import _set_task_join_will_block
 from django.core.cache import cache
 from django.db import connection, connections
-from rest_framework.test import APIClient
 
-from games.dailies import daily_deal_prepare, utc_today
 from games.engine import GameSpec, register, unregister
-from tests.engine.toy_bakers import BAKERS
+from tests.support.api import Client, sign_up, uses_postgres
+from tests.support.toy_bakers import BAKERS
 
 _names = itertools.count()
-
-
-def uses_postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
-requires_postgres = pytest.mark.skipif(
-    not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
-    reason="needs the real PostgreSQL (none answered on 127.0.0.1:5432)",
-)
-requires_redis = pytest.mark.skipif(
-    not settings.REDIS_URL, reason="needs the real Redis (none answered on 127.0.0.1:6379)"
-)
-
-
-def win_daily(client: Any, variant: str) -> dict[str, Any]:
-    """Win today's daily of ``variant`` through the HTTP API by playing the solver's
-    line: the day is prepared proven first, as the job prepares it. Returns the
-    attempt object after the winning action."""
-    daily = daily_deal_prepare(date=utc_today(), variant=variant)
-    assert daily.proof, f"no proven {variant} daily"
-    started = client.send("/api/games/", {"daily": variant})
-    assert started.status_code in (200, 201), started.content
-    attempt = started.json()
-    for seq, action in enumerate(daily.proof):
-        response = client.send(
-            f"/api/games/{attempt['id']}/actions/", {"seq": seq, "action": action}
-        )
-        assert response.status_code == 200, response.content
-    won = response.json()
-    assert won["won"] is True and won["status"] == "won", won
-    return won
-
-
-def assert_error(response: Any, status: int | tuple[int, ...], code: str | None = None) -> dict:
-    """``response`` has one of the statuses and the error shape; returns the error."""
-    statuses = (status,) if isinstance(status, int) else status
-    assert response.status_code in statuses, (response.status_code, response.content[:500])
-    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
-    body = response.json()
-    assert set(body) == {"error"}, body
-    error = body["error"]
-    assert isinstance(error.get("code"), str) and error["code"], body
-    assert isinstance(error.get("message"), str) and error["message"].strip(), body
-    if code is not None:
-        assert error["code"] == code, body
-    return error
-
-
-class Client(APIClient):
-    """A browser-like API client: JSON bodies, CSRF header from the cookie."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(enforce_csrf_checks=True, **kwargs)
-        self.get("/api/auth/me/")
-
-    def generic(self, method: str, path: str, data: Any = "", content_type: str = "", **extra: Any):  # type: ignore[override]
-        token = self.cookies.get("csrftoken")
-        if token is not None and "HTTP_X_CSRFTOKEN" not in extra:
-            extra["HTTP_X_CSRFTOKEN"] = token.value
-        return super().generic(method, path, data, content_type, **extra)
-
-    def send(self, path: str, body: Any = None) -> Any:
-        """POST ``body`` as JSON."""
-        return self.post(path, body, format="json")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -107,9 +41,21 @@ def _clear_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_task_running():
+    """Celery's eager mode (``CELERY_EAGER=1``) marks "a task is running" in one
+    process-wide flag, set around each eager task and put back as it was found:
+    two eager tasks overlapping on two threads (a socket's handler thread and the
+    test's) can leave it set, and then every later ``result.get()`` in the process
+    raises "Never call result.get() within a task!". (Seen: the thousand games of
+    tests/system/hostile/test_hidden_information.py, then tests/games/test_partitions.py
+    on the same xdist worker.) Each test starts with no task running."""
+    _set_task_join_will_block(False)
+
+
 @pytest.fixture
-def bakers_game() -> Any:
-    """The toy Baker's Game (``tests/engine/toy_bakers.py``) registered for one
+def bakers_game() -> Iterator[GameSpec]:
+    """The toy Baker's Game (``tests/support/toy_bakers.py``) registered for one
     test, and forgotten after it: the service itself never knows it."""
     register(BAKERS)
     spec: GameSpec = BAKERS
@@ -120,12 +66,7 @@ def bakers_game() -> Any:
 @pytest.fixture
 def make_player(db):
     def make(name: str | None = None, password: str = "correct horse battery") -> Client:
-        client = Client()
-        name = name or f"player{next(_names)}"
-        response = client.send("/api/auth/register/", {"username": name, "password": password})
-        assert response.status_code == 201, response.content
-        client.username = name  # type: ignore[attr-defined]
-        return client
+        return sign_up(name or f"player{next(_names)}", password)
 
     return make
 
@@ -142,7 +83,7 @@ def anon(db):
 
 @pytest.fixture
 def clock(monkeypatch):
-    """The server's clock, moved by the test (``tests/fairplay.py``, ``Clock``)."""
-    from tests.fairplay import Clock
+    """The server's clock, moved by the test (``tests/support/fairplay.py``, ``Clock``)."""
+    from tests.support.fairplay import Clock
 
     return Clock(monkeypatch)

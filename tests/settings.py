@@ -34,7 +34,7 @@ if "REDIS_URL" not in os.environ and answers("127.0.0.1", 6379):
 os.environ.setdefault("SECRET_KEY", "tests-only-Qx7vN2pL9kR4mT8wZ3yB6cF1hJ5dG0sAe4uK7iO2")
 os.environ.setdefault("DAILY_DEAL_SECRET", "tests-only-daily-Vb3Nq8Wz1Xk6Ry4Tp9")
 # Tasks run in-process, at once; the tests about a real Celery worker start one
-# (tests/games/test_celery_worker.py) and switch this off around it.
+# (tests/system/worker/test_celery_worker.py) and switch this off around it.
 os.environ.setdefault("CELERY_EAGER", "1")
 # Tests sign up many players from one address; the login throttle keeps its real rate.
 os.environ.setdefault("REGISTER_RATE", "10000/min")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from deploy.stack import admin_sql
-from tests.conftest import requires_postgres
+from tests.support.api import requires_postgres
 
 pytestmark = requires_postgres
 

@@ -2,8 +2,8 @@
 on fixed deals (no database), accounts behind one address and accounts made on
 the day, staff's decisions through the services and the Django admin, and a
 disqualification reaching the leaderboard's websocket, its REST page and the
-player's record. Bots are in ``tests/hostile/test_fairplay_bot.py``; why the
-tests move a clock instead of sleeping: ``tests/fairplay.py``."""
+player's record. Bots are in ``tests/system/hostile/test_fairplay_bot.py``; why the
+tests move a clock instead of sleeping: ``tests/support/fairplay.py``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.contrib.auth.models import Permission
 from django.test import Client as DjangoClient
 
 from accounts.models import User
@@ -30,18 +29,20 @@ from games.fairplay import (
 )
 from games.models import Attempt, Review, ReviewDecision
 from kit.errors import Conflict, Forbidden, Invalid
-from tests.conftest import Client
-from tests.fairplay import (
+from tests.support.api import Client
+from tests.support.fairplay import (
     HUMAN_GAPS,
     Clock,
     joined_before_today,
+    make_staff,
     own_address,
     play,
+    play_a_little_and_resign,
     start_daily,
     today_daily,
     with_undos,
 )
-from tests.realtime.conftest import socket_for
+from tests.support.sockets import socket_for
 
 DEFAULTS = Thresholds(min_median_ms=250, min_gap_ms=50, same_address=3)
 EASY_HARP_DEALS = ("EH1-N-AAAAAAD", "EH1-N-AAAAAAF", "EH1-N-AAAAAAL")
@@ -202,16 +203,6 @@ def test_account_and_address_reasons_read_well():
 db = pytest.mark.django_db(transaction=True)
 
 
-def play_a_little_and_resign(client: Any, clock: Clock, variant: str = "SH1-C4") -> int:
-    daily = today_daily(variant)
-    game = start_daily(client, variant, clock)
-    play(client, game["id"], daily.proof[:3], clock, gaps=HUMAN_GAPS)
-    clock.advance(4)
-    response = client.send(f"/api/games/{game['id']}/resign/")
-    assert response.status_code == 200, response.content
-    return game["id"]
-
-
 def review_of(attempt_id: int) -> Review:
     return Review.objects.get(attempt_id=attempt_id)
 
@@ -273,14 +264,25 @@ def test_the_address_is_the_one_the_throttles_see(make_player, settings):
     assert Attempt.objects.get(pk=game.json()["id"]).address is None
 
 
-@db
-def test_an_account_made_on_the_day_is_flagged(make_player, clock):
+def a_newcomer_and_a_regular(make_player: Any, clock: Clock) -> tuple[Any, Any, int, int]:
+    """Two players, each at an address of its own, the second's account made before
+    today, who each played a little of today's daily and resigned: the players and
+    their attempts' ids."""
     newcomer, regular = make_player(), make_player()
     joined_before_today(regular)
     for client in (newcomer, regular):
         own_address(client)
-    new_id = play_a_little_and_resign(newcomer, clock)
-    old_id = play_a_little_and_resign(regular, clock)
+    return (
+        newcomer,
+        regular,
+        play_a_little_and_resign(newcomer, clock),
+        play_a_little_and_resign(regular, clock),
+    )
+
+
+@db
+def test_an_account_made_on_the_day_is_flagged(make_player, clock):
+    _, _, new_id, old_id = a_newcomer_and_a_regular(make_player, clock)
 
     review = review_of(new_id)
     assert codes(review.reasons) == {"new_account"}
@@ -289,16 +291,6 @@ def test_an_account_made_on_the_day_is_flagged(make_player, clock):
     assert review_of(old_id).flagged is False
     # Flagged, still ranked: only staff take a result off the board.
     assert Attempt.objects.get(pk=new_id).disqualified is False
-
-
-def make_staff(name: str = "referee") -> User:
-    staff = User.objects.create_user(name, password="correct horse battery", is_staff=True)
-    staff.user_permissions.add(
-        *Permission.objects.filter(
-            content_type__app_label="games", codename__in=("view_review", "change_review")
-        )
-    )
-    return User.objects.get(pk=staff.pk)  # permissions are cached per instance
 
 
 @db
@@ -353,14 +345,15 @@ ADMIN = f"/{settings.ADMIN_PATH}"
 CHANGELIST = f"{ADMIN}games/review/"
 
 
+def disqualify(admin: DjangoClient, review_id: int, reason: str) -> Any:
+    """The queue's Disqualify action on one review, confirmed with ``reason``."""
+    body = {"action": "disqualify", "_selected_action": [review_id], "apply": "1", "reason": reason}
+    return admin.post(CHANGELIST, body)
+
+
 @db
 def test_the_admin_review_queue_disqualifies_with_a_reason_and_clears(make_player, clock):
-    flagged_player, fine_player = make_player(), make_player()
-    joined_before_today(fine_player)
-    for client in (flagged_player, fine_player):
-        own_address(client)
-    flagged_id = play_a_little_and_resign(flagged_player, clock)  # a new account
-    fine_id = play_a_little_and_resign(fine_player, clock)
+    flagged_player, fine_player, flagged_id, fine_id = a_newcomer_and_a_regular(make_player, clock)
     flagged, fine = review_of(flagged_id), review_of(fine_id)
     staff = make_staff()
     admin = admin_client(staff)
@@ -390,15 +383,7 @@ def test_the_admin_review_queue_disqualifies_with_a_reason_and_clears(make_playe
     assert b"Give a reason" in empty.content and b"This field is required" in empty.content
     assert Attempt.objects.get(pk=flagged_id).disqualified is False
     # With a reason: done, logged with the staff user, back to the queue.
-    done = admin.post(
-        CHANGELIST,
-        {
-            "action": "disqualify",
-            "_selected_action": [flagged.pk],
-            "apply": "1",
-            "reason": "Second account of a banned player",
-        },
-    )
+    done = disqualify(admin, flagged.pk, "Second account of a banned player")
     assert done.status_code == 302
     assert Attempt.objects.get(pk=flagged_id).disqualified is True
     review = review_of(flagged_id)
@@ -476,14 +461,8 @@ async def test_disqualifying_a_result_updates_the_leaderboard_live(make_player, 
     staff = await sync_to_async(make_staff)()
     admin = await sync_to_async(admin_client)(staff)
     try:
-        response = await sync_to_async(admin.post)(
-            CHANGELIST,
-            {
-                "action": "disqualify",
-                "_selected_action": [review.pk],
-                "apply": "1",
-                "reason": "Replayed the solver's line at 20 ms a move",
-            },
+        response = await sync_to_async(disqualify)(
+            admin, review.pk, "Replayed the solver's line at 20 ms a move"
         )
         assert response.status_code == 302
         event = await sock.recv()

@@ -6,7 +6,7 @@ idempotently; a row for a month without a partition is still accepted and
 later moved; old months are detached; the migration converts a populated
 table and back (on SQLite too: there the log stays one plain table).
 
-Time is the service's ``timezone.now`` (``tests.fairplay.Clock``), and an
+Time is the service's ``timezone.now`` (``tests.support.fairplay.Clock``), and an
 attempt's start is set before its first action, as ``test_jobs.py`` does.
 """
 
@@ -26,9 +26,9 @@ from games import partitions
 from games.engine import replay
 from games.models import Action, Attempt, log_month
 from games.tasks import ensure_action_partitions, verify_attempt
-from tests.conftest import assert_error, requires_postgres
-from tests.fairplay import Clock
-from tests.games.test_jobs import WINNABLE, act, start, winning_line
+from tests.support.api import act, assert_error, requires_postgres, start
+from tests.support.fairplay import Clock
+from tests.support.search import WINNABLE, winning_line
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,151 @@
+"""The API as a browser uses it, in process: a client that keeps the CSRF cookie,
+the error shape, starting and playing games, and the markers of the tests that
+need the real PostgreSQL or Redis."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from rest_framework.test import APIClient
+
+from games.dailies import daily_deal_prepare, utc_today
+
+
+def uses_postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+requires_postgres = pytest.mark.skipif(
+    not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
+    reason="needs the real PostgreSQL (none answered on 127.0.0.1:5432)",
+)
+
+
+requires_redis = pytest.mark.skipif(
+    not settings.REDIS_URL, reason="needs the real Redis (none answered on 127.0.0.1:6379)"
+)
+
+
+def win_daily(client: Any, variant: str) -> dict[str, Any]:
+    """Win today's daily of ``variant`` through the HTTP API by playing the solver's
+    line: the day is prepared proven first, as the job prepares it. Returns the
+    attempt object after the winning action."""
+    daily = daily_deal_prepare(date=utc_today(), variant=variant)
+    assert daily.proof, f"no proven {variant} daily"
+    started = client.send("/api/games/", {"daily": variant})
+    assert started.status_code in (200, 201), started.content
+    attempt = started.json()
+    for seq, action in enumerate(daily.proof):
+        response = client.send(
+            f"/api/games/{attempt['id']}/actions/", {"seq": seq, "action": action}
+        )
+        assert response.status_code == 200, response.content
+    won = response.json()
+    assert won["won"] is True and won["status"] == "won", won
+    return won
+
+
+def assert_error(response: Any, status: int | tuple[int, ...], code: str | None = None) -> dict:
+    """``response`` has one of the statuses and the error shape; returns the error."""
+    statuses = (status,) if isinstance(status, int) else status
+    assert response.status_code in statuses, (response.status_code, response.content[:500])
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    body = response.json()
+    assert set(body) == {"error"}, body
+    error = body["error"]
+    assert isinstance(error.get("code"), str) and error["code"], body
+    assert isinstance(error.get("message"), str) and error["message"].strip(), body
+    if code is not None:
+        assert error["code"] == code, body
+    return error
+
+
+def sign_up(name: str, password: str) -> Client:
+    """A new player, signed up through the API: signed in on the client returned."""
+    client = Client()
+    response = client.send("/api/auth/register/", {"username": name, "password": password})
+    assert response.status_code == 201, response.content
+    client.username = name  # type: ignore[attr-defined]
+    return client
+
+
+class Client(APIClient):
+    """A browser-like API client: JSON bodies, CSRF header from the cookie."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(enforce_csrf_checks=True, **kwargs)
+        self.get("/api/auth/me/")
+
+    def generic(self, method: str, path: str, data: Any = "", content_type: str = "", **extra: Any):  # type: ignore[override]
+        token = self.cookies.get("csrftoken")
+        if token is not None and "HTTP_X_CSRFTOKEN" not in extra:
+            extra["HTTP_X_CSRFTOKEN"] = token.value
+        return super().generic(method, path, data, content_type, **extra)
+
+    def send(self, path: str, body: Any = None) -> Any:
+        """POST ``body`` as JSON."""
+        return self.post(path, body, format="json")
+
+
+def start(
+    client: Any,
+    body: dict[str, Any] | None = None,
+    *,
+    status: int | tuple[int, ...] = (200, 201),
+    **fields: Any,
+) -> dict[str, Any]:
+    """A game started through ``POST /api/games/`` with ``body`` (or ``fields``:
+    ``code=``, ``daily=``, ``random=``), answered with ``status``: the attempt."""
+    statuses = (status,) if isinstance(status, int) else status
+    response = client.send("/api/games/", fields if body is None else body)
+    assert response.status_code in statuses, (
+        response.status_code,
+        body or fields,
+        response.content,
+    )
+    return response.json()
+
+
+def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> Any:
+    return client.send(f"/api/games/{attempt_id}/actions/", {"seq": seq, "action": action})
+
+
+def run_at_once(calls: list[Any]) -> list[Any]:
+    """Run each call in its own thread, all released together; return their results."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            response = calls[index]()
+            results[index] = (response.status_code, response.json())
+        except Exception as exc:  # reported by the assertion below
+            results[index] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert all(not isinstance(r, Exception) and r is not None for r in results), results
+    return results
+
+
+DEFAULTS = {
+    "language": "",
+    "double_click": True,
+    "interactive_rules": True,
+    "theme": "",
+    "deck": "two",
+    "sounds": False,
+    "motion": "",
+    "tap": "best",
+}
+"""The settings of a new account (``/api/auth/settings/``)."""
