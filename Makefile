@@ -85,7 +85,7 @@ bench-tap: $(VENV)/.installed
 	$(PY) bench/tap_latency.py
 
 ## bench-load: the lobby's and the play page's time-to-interactive in headless Chromium on
-## Fast 3G at 390×844, cold, with requests and bytes (README, "The load path")
+## Fast 3G at 390×844, cold, with requests and bytes (docs/benchmarks.md, "make bench-load")
 bench-load: $(VENV)/.installed
 	$(PY) bench/load.py
 

@@ -149,7 +149,7 @@ def migrate(env: dict[str, str], *target: str) -> None:
 
 def collect_static(env: dict[str, str]) -> None:
     """``collectstatic`` with ``env`` (its STATIC_ROOT), as the image runs it: each
-    file also under its hashed name, gzipped (README, "The load path")."""
+    file also under its hashed name, gzipped (docs/architecture.md, "The load path")."""
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
         cwd=ROOT,
@@ -261,7 +261,7 @@ def start_pgbouncer(
 ) -> subprocess.Popen[bytes]:
     """A ``pgbouncer`` of its own on 127.0.0.1:``port`` in transaction pooling,
     in front of every database of the PostgreSQL at 127.0.0.1:5432, as the
-    compose file and Kubernetes run it (README, "PgBouncer"); listening when this
+    compose file and Kubernetes run it (docs/operations.md, "PgBouncer"); listening when this
     returns. Its ini and user list are written to ``files``; its admin console is
     the database ``pgbouncer`` (user ``postgres``: ``SHOW STATS``, ``SHOW POOLS``).
     Run as root, it runs as ``postgres`` (PgBouncer refuses root)."""

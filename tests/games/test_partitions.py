@@ -1,4 +1,4 @@
-"""The action log partitioned by month (issue 17; ``games/partitions.py``, README
+"""The action log partitioned by month (issue 17; ``games/partitions.py``, docs/operations.md
 "The action log"), on the real PostgreSQL: games played through the HTTP API
 on both sides of a month boundary land in their start month's partition and
 replay right; no ``seq`` is stored twice; the beat job makes the months ahead,

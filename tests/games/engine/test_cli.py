@@ -1,4 +1,4 @@
-"""The engine's command line (PRODUCT.md) and the README's example."""
+"""The engine's command line (PRODUCT.md) and docs/architecture.md's example."""
 
 import io
 import json
@@ -108,9 +108,9 @@ def test_bad_long_code_exits_2_with_the_reason():
     assert out.returncode == 2 and "7 characters" in out.stderr and "26" in out.stderr
 
 
-def test_readme_example_runs_as_written():
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"```python\n(.*?)```", readme, re.S)
+def test_architecture_example_runs_as_written():
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    block = re.search(r"## The engine in three lines\n+```python\n(.*?)```", page, re.S)
     assert block is not None
     source = block.group(1)
     expected = re.search(r"# (.*)$", source.strip().splitlines()[-1]).group(1)

@@ -1,4 +1,4 @@
-"""The Kubernetes manifests (deploy/k8s/) render and are what the README says.
+"""The Kubernetes manifests (deploy/k8s/) render and are what docs/operations.md says.
 
 Rendered offline with ``kubectl kustomize`` (Debian's kubectl, kustomize v5),
 the base and the production overlay (its ``secrets.env`` made from the
@@ -276,7 +276,7 @@ def test_the_app_goes_through_pgbouncer_but_the_migrations_do_not(rendered):
 
 
 def test_web_and_worker_figures_are_scrapable_with_the_token_only(rendered):
-    """README, "Metrics": each pod's processes write to a memory emptyDir of its
+    """docs/operations.md, "Metrics": each pod's processes write to a memory emptyDir of its
     own (never shared), the token comes from the Secret, and the annotations name
     the port the figures are really served on (web's HTTP port, the worker's
     METRICS_PORT)."""

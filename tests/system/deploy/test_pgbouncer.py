@@ -1,5 +1,5 @@
-"""The action path through a real PgBouncer in transaction pooling (README,
-"PgBouncer"), as compose and Kubernetes run it.
+"""The action path through a real PgBouncer in transaction pooling
+(docs/operations.md, "PgBouncer"), as compose and Kubernetes run it.
 
 A scratch database migrated directly (as the migrations Job does), a
 ``pgbouncer`` of the test's own in front of it (``deploy.stack.start_pgbouncer``:

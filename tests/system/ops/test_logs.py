@@ -67,7 +67,7 @@ OUTCOME = {
 """Each kind of action tried, as its line (and the metrics) say it was answered."""
 """What an action's line says that the test checks against what was sent."""
 CELERY_SAYS = {"", "worker: Warm shutdown (MainProcess)"}
-"""What Celery prints itself, not through logging, as it stops (README)."""
+"""What Celery prints itself, not through logging, as it stops (docs/operations.md)."""
 
 
 class Server:

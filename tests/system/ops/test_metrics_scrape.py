@@ -1,4 +1,4 @@
-"""Prometheus metrics, scraped from real processes (README, "Metrics").
+"""Prometheus metrics, scraped from real processes (docs/operations.md, "Metrics").
 
 A database of its own (migrated), a ``redis-server`` of its own, one daphne and
 later a Celery worker (prefork, one pool process), all started with
