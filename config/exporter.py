@@ -1,4 +1,5 @@
-"""How the figures of ``kit/metrics.py`` and each app's ``metrics.py`` are read (README, "Metrics").
+"""How the figures of ``kit/metrics.py`` and each app's ``metrics.py`` are read
+(docs/operations.md, "Metrics").
 
 - ``GET /metrics`` on every daphne, only with ``Authorization: Bearer
   <METRICS_TOKEN>`` (404 when no token is set, 401 without one, 403 with a

@@ -235,7 +235,7 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # refuses the ``options`` start-up parameter (1.18, measured), and it holds a
     # paused or overloaded pool's queries itself, where no PostgreSQL timeout can
     # fire: its own query_wait_timeout and query_timeout bound them (deploy/stack.py,
-    # docker-compose.yml, deploy/k8s/base/kustomization.yaml; README, "PgBouncer").
+    # docker-compose.yml, deploy/k8s/base/kustomization.yaml; docs/operations.md, "PgBouncer").
     # Through PgBouncer they are the role's defaults in the database instead, which
     # every ``migrate`` sets (games/apps.py, ``database_bounds``); the migrations
     # themselves run without them.
@@ -254,7 +254,7 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
     }
     if env_flag("PGBOUNCER"):
-        # Behind PgBouncer in transaction pooling (README, "PgBouncer") each
+        # Behind PgBouncer in transaction pooling (docs/operations.md, "PgBouncer") each
         # transaction may get another server connection, so nothing may outlive
         # one: no server-side cursors (``.iterator()`` would hold one across
         # transactions), no named prepared statements (PgBouncer 1.18 does not
@@ -406,8 +406,9 @@ CELERY_BEAT_SCHEDULE = {
 # A guest's session lives SESSION_COOKIE_AGE (two weeks) from its sign-in; a day more.
 GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", "15"))
 
-# Prometheus metrics (kit/metrics.py, games/metrics.py, config/exporter.py; README "Metrics"). Not
-# public: ``GET /metrics`` answers only with the bearer token (404 without one set),
+# Prometheus metrics (kit/metrics.py, games/metrics.py, config/exporter.py;
+# docs/operations.md, "Metrics"). Not public: ``GET /metrics`` answers only with the
+# bearer token (404 without one set),
 # and the worker, which serves no HTTP, has a port of its own. prometheus-client
 # reads PROMETHEUS_MULTIPROC_DIR itself, at import: it is read here to check it.
 METRICS_DIR = env.get("PROMETHEUS_MULTIPROC_DIR", "")
@@ -420,7 +421,7 @@ if METRICS_PORT and not METRICS_DIR:
     # shared directory bring their figures to the port the main process serves.
     raise ImproperlyConfigured("METRICS_PORT needs PROMETHEUS_MULTIPROC_DIR (an empty directory).")
 
-# Fair-play review (games/fairplay.py, README "Fair-play review"): what flags a
+# Fair-play review (games/fairplay.py, docs/operations.md, "Fair-play review"): what flags a
 # ranked result for staff to look at. A flag removes nothing by itself.
 FAIRPLAY_MIN_MEDIAN_MS = int(env.get("FAIRPLAY_MIN_MEDIAN_MS", "250"))
 FAIRPLAY_MIN_GAP_MS = int(env.get("FAIRPLAY_MIN_GAP_MS", "50"))
@@ -531,7 +532,7 @@ if env_flag("HTTPS"):
     SECURE_HSTS_SECONDS = int(env.get("HSTS_SECONDS", str(365 * 24 * 3600)))
 # Every page runs only our own scripts and styles, from files: no inline script,
 # style element or style attribute, no event handler attribute, no eval (the
-# templates and the client are written so; tests/browser/test_csp.py checks every
+# templates and the client are written so; tests/system/browser/test_csp.py checks every
 # page). 'self' covers the same origin's websockets (ws:/wss:) too. What a browser
 # blocks, it reports to config.csp.csp_report, which logs it.
 CONTENT_SECURITY_POLICY = {
@@ -569,7 +570,7 @@ if DEBUG:
         )
     ]
 # ``manage.py check --deploy`` runs in the tests with production settings
-# (tests/api/test_config.py); what it warns of that we leave on purpose:
+# (tests/config/test_settings.py); what it warns of that we leave on purpose:
 SILENCED_SYSTEM_CHECKS = [
     # SECURE_SSL_REDIRECT: TLS ends at the operator's proxy, which redirects; here it
     # would redirect the probes (/livez, /readyz), which come over plain HTTP.

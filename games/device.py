@@ -1,5 +1,5 @@
 """The device id: a long-lived random cookie, for the fair-play review only
-(issue 25, README "Fair-play review"). Two accounts that start ranked games
+(issue 25, docs/operations.md, "Fair-play review"). Two accounts that start ranked games
 from one browser are one of the cross-account signals (``games/fairplay.py``).
 It holds nothing but 16 random bytes, signed so that a made-up value is
 replaced; it is never sent anywhere or used for anything else.

@@ -1,4 +1,4 @@
-"""What the games count, for Prometheus (README, "Metrics"): the actions at
+"""What the games count, for Prometheus (docs/operations.md, "Metrics"): the actions at
 their doors (the meter every action goes through — REST view, websocket
 consumer — which also writes the action's log line), the refusals, and the
 daily deals' preparation. The generic figures and the helpers are

@@ -160,7 +160,7 @@ class Attempt(models.Model):
 def log_month(started_at: dt.datetime) -> dt.date:
     """The first day of the UTC month ``started_at`` falls in: the month of an
     attempt's start, which every row of its action log carries as the log's
-    partition key (``games/partitions.py``, README "The action log")."""
+    partition key (``games/partitions.py``, docs/operations.md, "The action log")."""
     return started_at.astimezone(dt.UTC).date().replace(day=1)
 
 
@@ -171,7 +171,7 @@ class Action(models.Model):
     (``log_month`` of its start, which nothing changes), so the key is exactly
     as strong as (attempt, seq) — no ``seq`` is ever stored twice — while on
     PostgreSQL it also names the monthly partition the row lives in, as a
-    partitioned table's key must (README "The action log")."""
+    partitioned table's key must (docs/operations.md, "The action log")."""
 
     pk = models.CompositePrimaryKey("attempt_id", "seq", "month")
     # No index of its own: the key's index starts with it.

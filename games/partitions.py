@@ -1,4 +1,4 @@
-"""The action log's monthly partitions on PostgreSQL (README "The action log").
+"""The action log's monthly partitions on PostgreSQL (docs/operations.md, "The action log").
 
 ``games_action`` is partitioned by range of ``month``, the UTC month its
 attempt started (``games.models.log_month``), one partition a month

@@ -311,7 +311,7 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
     log = list(Action.objects.filter(attempt=attempt).order_by("seq"))
     if len(log) != attempt.seq:
         # Its month's partition was taken out of the log for cold storage
-        # (README "The action log", retention): say so, not a replay that lies.
+        # (docs/operations.md, "The action log", retention): say so, not a replay that lies.
         raise Gone("archived", "This game's moves are archived: its replay is gone.")
     deal = state_json(new_game(attempt.deal.code), daily=attempt.daily, full=True)
     data = {

@@ -1,6 +1,6 @@
 """What the game services announce, for the code above them to act on.
 
-Imports run one way (README, "Architecture"): the services do not import the
+Imports run one way (docs/architecture.md): the services do not import the
 jobs that run them (``games/tasks.py``) nor the leaderboard that ranks their
 results. They send these signals instead; the receivers are connected in the
 ``ready()`` of the app that owns them (``games/apps.py`` for the jobs,

@@ -49,7 +49,7 @@ DATABASE_RETRY: dict[str, Any] = {
 }
 """The jobs of one attempt run again when the database did not answer in time
 (a stall, a lock held past ``DB_LOCK_TIMEOUT``, PgBouncer's ``query_wait_timeout``:
-README, "Bounded database waits"): 5 s, 10 s, … up to 5 min apart, about half
+docs/operations.md, "Bounded waits"): 5 s, 10 s, … up to 5 min apart, about half
 an hour in all. Each is idempotent, so a second run changes nothing twice; the
 periodic jobs catch up what still fails after that."""
 

@@ -97,7 +97,7 @@ def logging_config(*, level: str, fmt: str) -> dict[str, Any]:
         "loggers": {
             **{name: {"handlers": [], "propagate": True} for name in ("django", "django.server")},
             # Daphne's DEBUG lines name each connection's client address, which is
-            # never logged (README, "Logs and errors"): its INFO and above only.
+            # never logged (docs/operations.md, "Logs and errors"): its INFO and above only.
             "daphne": {"level": max(logging.INFO, logging.getLevelName(level.upper()))},
             # A request naming a host we do not serve (a scanner's, every few
             # seconds): the client's doing, so one warning line, no traceback.

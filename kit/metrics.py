@@ -1,4 +1,4 @@
-"""What every part of the service counts, for Prometheus (README, "Metrics"):
+"""What every part of the service counts, for Prometheus (docs/operations.md, "Metrics"):
 the generic figures — websockets open, broadcasts the channel layer refused,
 Celery tasks' runtimes — and the helpers an app's own figures are written with
 (``never_raises``). Each app declares its own figures beside its code

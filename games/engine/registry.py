@@ -5,7 +5,7 @@ A game is registered by adding its declaration (``spec.py``) to the tuple
 registered below; the rest of the project reads ``SPECS``, ``GAMES``,
 ``VARIANTS`` and ``ALL_VARIANTS`` from here. :func:`register` and
 :func:`unregister` do the same at run time, for a test's own game (the toy
-Baker's Game of ``tests/engine/toy_bakers.py``): such a game plays, is listed
+Baker's Game of ``tests/support/toy_bakers.py``): such a game plays, is listed
 in the catalogue and takes practice deals, but ``ALL_VARIANTS`` — the variants
 with a ranked daily, fixed when the service starts — stays as it was.
 """

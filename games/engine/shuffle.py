@@ -35,7 +35,7 @@ Then, for both kinds:
    ``below(i + 1)``.
 
 The games' ``deal`` methods say in which order the shuffled cards are dealt.
-Test vectors in ``tests/engine/vectors/`` pin the result.
+Test vectors in ``tests/games/engine/vectors/`` pin the result.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The action log keyed by (attempt, seq, month) and, on PostgreSQL, partitioned
-by month (issue 17; README "The action log", ``games/partitions.py``).
+by month (issue 17; docs/operations.md, "The action log", ``games/partitions.py``).
 
 Production has rows, so this converts a populated table, in the migration's
 one transaction: on PostgreSQL a partitioned table is made with a partition

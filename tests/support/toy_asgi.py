@@ -1,5 +1,5 @@
 """The service with the toy Baker's Game registered (``tests/support/toy_bakers.py``):
-the application of the daphne ``tests/browser/test_toy_game.py`` starts for
+the application of the daphne ``tests/system/browser/test_toy_game.py`` starts for
 itself, and of no other server."""
 
 from games.engine import register

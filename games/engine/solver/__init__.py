@@ -13,7 +13,7 @@ allow (RULES.md C10, the dead end).
 
 For speed the searches generate their moves on a compact copy of the position,
 not through :class:`Game`; what they leave out is stated once, on the engine's
-position, by each module's ``searched``, and ``tests/engine/test_solver_moves.py``
+position, by each module's ``searched``, and ``tests/games/engine/solver/test_moves.py``
 pins their moves to the engine's legal moves on random positions of every
 variant. Every line they return is a list of the engine's own resolved actions
 and replays to a win through :meth:`Game.apply` (the tests check it on hundreds

@@ -29,7 +29,7 @@ from a foundation"). An exhausted search therefore proves nothing and the solver
 answers ``UNKNOWN``, never ``UNWINNABLE``.
 
 :func:`searched` states the pruning of the moves from a column once, on the engine's
-position; ``tests/engine/test_solver_moves.py`` checks on random positions that the
+position; ``tests/games/engine/solver/test_moves.py`` checks on random positions that the
 search makes exactly those of the engine's legal moves, and that every child, its stock
 taps included, is the engine's position after the same actions.
 
@@ -68,7 +68,7 @@ KING = KING_RANK - 1
 """``rank - 1`` of a king."""
 N_CARDS = len(CARDS)
 """Both decks. This and the columns are ``EasyHarp``'s (which imports this module for its
-declaration, so it cannot be imported here); ``tests/engine/test_solver_moves.py`` checks."""
+declaration, so it cannot be imported here); ``tests/games/engine/solver/test_moves.py`` checks."""
 N_COLUMNS = 9
 WASTE = N_COLUMNS
 """Piles in a :data:`Step`: columns 0–8, the waste 9, foundation spot ``f`` (0–7) ``SPOT + f``."""
@@ -554,7 +554,7 @@ def searched(game: Game, move: Move) -> bool:
     its own from ``game``'s position, without stock taps before it: the pruning of
     :meth:`_Search.children` stated on the engine's position.
 
-    ``tests/engine/test_solver_moves.py`` checks that the children's first steps from a
+    ``tests/games/engine/solver/test_moves.py`` checks that the children's first steps from a
     column are exactly the legal moves this accepts. Left out: a second foundation spot
     that also takes the card (the first one is used, C7), a second empty column (all are
     alike), a whole column into an empty one (nothing changes), a king onto a card (never

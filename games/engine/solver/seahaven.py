@@ -48,7 +48,7 @@ are equivalent (the real line names the leftmost, C8). A card never goes from
 one cell to another (nothing changes, C10/C14).
 
 :func:`searched` states this pruning once, on the engine's position, and
-``tests/engine/test_solver_moves.py`` checks on random positions that the search
+``tests/games/engine/solver/test_moves.py`` checks on random positions that the search
 makes exactly the engine's legal moves it keeps, and that each child is the
 engine's position after the same moves.
 
@@ -140,7 +140,7 @@ from . import Budget, Outcome, Solution
 KING = KING_RANK - 1
 """``rank - 1`` of a king."""
 N_CARDS = len(Suit) * len(RANK_CHARS)
-"""One deck (``Seahaven.n_cards``: ``tests/engine/test_solver_moves.py`` checks)."""
+"""One deck (``Seahaven.n_cards``: ``tests/games/engine/solver/test_moves.py`` checks)."""
 
 CELL = -1
 """Step targets besides a card (a step onto a card names the card): a free cell,"""
@@ -405,7 +405,7 @@ def searched(game: Game, move: Move) -> bool:
     engine move: the pruning of the module docstring stated on the engine's position.
 
     :meth:`_Search.children` makes exactly the legal moves this accepts (up to which free
-    cell or empty column a move uses); ``tests/engine/test_solver_moves.py`` checks it.
+    cell or empty column a move uses); ``tests/games/engine/solver/test_moves.py`` checks it.
     Left out: take-backs (never needed), moves home and a cell's card onto its successor
     (5 and 6: made at once), a card from cell to cell and a whole column into an empty one
     (they change nothing), and parts of runs.

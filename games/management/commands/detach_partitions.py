@@ -1,5 +1,5 @@
 """``manage.py detach_partitions --before YYYY-MM``: the retention step of the
-action log (issue 17; README "The action log": dump, then drop)."""
+action log (issue 17; docs/operations.md, "The action log": dump, then drop)."""
 
 import datetime as dt
 from typing import Any

@@ -1,5 +1,5 @@
 """``manage.py ensure_partitions``: the beat job ``ensure_action_partitions`` on
-demand (issue 17; README "The action log")."""
+demand (issue 17; docs/operations.md, "The action log")."""
 
 from typing import Any
 
