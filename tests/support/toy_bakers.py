@@ -108,30 +108,24 @@ def solve_bakers(game: Game, budget: Budget) -> Solution:
     return Solution(Outcome.UNKNOWN, (), len(seen))
 
 
+def _with_cells(cells: int, level: str, candidates: int) -> VariantSpec:
+    return VariantSpec(
+        letter=f"C{cells}",
+        name=f"Baker's Game · {level} ({cells} cells)",
+        tab=f"Baker's · {cells} cells",
+        choice=f"{cells} · {level}",
+        effort=Effort(nodes=20_000, candidates=candidates, seconds=10),
+        cells=cells,
+    )
+
+
 BAKERS = GameSpec(
     prefix=BakersGame.game,
     title=gettext_noop("Baker's Game"),
     engine=BakersGame,
     solver=solve_bakers,
     icon="♣♦",
-    variants=(
-        VariantSpec(
-            letter="C4",
-            name=gettext_noop("Baker's Game · Easy (4 cells)"),
-            tab=gettext_noop("Baker's · 4 cells"),
-            choice=gettext_noop("4 · Easy"),
-            effort=Effort(nodes=20_000, candidates=20, seconds=10),
-            cells=4,
-        ),
-        VariantSpec(
-            letter="C2",
-            name=gettext_noop("Baker's Game · Hard (2 cells)"),
-            tab=gettext_noop("Baker's · 2 cells"),
-            choice=gettext_noop("2 · Hard"),
-            effort=Effort(nodes=20_000, candidates=50, seconds=10),
-            cells=2,
-        ),
-    ),
+    variants=(_with_cells(4, "Easy", 20), _with_cells(2, "Hard", 50)),
 )
 """Baker's Game's declaration: what ``registry.register`` takes."""
 
