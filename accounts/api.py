@@ -23,7 +23,7 @@ from kit.api import (
     StrictChoiceField,
     StrictSerializer,
 )
-from kit.errors import ApiError
+from kit.http import ApiError
 
 from .models import User
 from .services import guest_create, user_register, user_settings, user_update_settings

@@ -41,7 +41,7 @@ from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from kit.api import rate_limit
-from kit.errors import error_body
+from kit.http import error_body
 
 from .names import username_skeleton
 

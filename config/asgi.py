@@ -166,7 +166,7 @@ from channels.security.websocket import WebsocketDenier  # noqa: E402
 
 from config.middleware import UnavailableSocketGuard  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
-from kit.errors import too_large_body  # noqa: E402
+from kit.http import too_large_body  # noqa: E402
 
 
 class Handshake(HttpRequest):

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import Throttled
 
 from kit.api import client_address, rate_limit
-from kit.errors import describe_error, error_body
+from kit.http import describe_error, error_body
 
 log = logging.getLogger("csp")
 

@@ -42,7 +42,7 @@ from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.registry import Collector
 
 from kit import metrics
-from kit.errors import error_body
+from kit.http import error_body
 
 log = logging.getLogger(__name__)
 

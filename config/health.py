@@ -25,7 +25,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 
-from kit.errors import error_body
+from kit.http import error_body
 
 TIMEOUT = 2.0
 _found = {"migrated": False}  # set once the plan was found empty; never unset

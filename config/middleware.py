@@ -24,7 +24,7 @@ from rest_framework.settings import api_settings
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from kit import logs
-from kit.errors import too_large_body, unavailable, unavailable_body
+from kit.http import too_large_body, unavailable, unavailable_body
 
 Handler = Callable[[HttpRequest], Any]
 

@@ -8,7 +8,7 @@ from rest_framework.settings import api_settings
 
 
 class CsrfSessionScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
-    target_class = "kit.errors.CsrfSessionAuthentication"
+    target_class = "kit.http.CsrfSessionAuthentication"
     name = "sessionCookie"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
@@ -17,7 +17,7 @@ class CsrfSessionScheme(OpenApiAuthenticationExtension):  # type: ignore[no-unty
 
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
-ERROR_SCHEMA = {  # kit.errors.error_body; views that name their errors define it too
+ERROR_SCHEMA = {  # kit.http.error_body; views that name their errors define it too
     "type": "object",
     "properties": {
         "error": {

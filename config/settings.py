@@ -229,7 +229,7 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     # Server-side binding lets psycopg prepare the statements every action repeats.
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
-    # Every wait on the database is bounded, so a stall is a quick 503 (kit/errors.py)
+    # Every wait on the database is bounded, so a stall is a quick 503 (kit/http.py)
     # rather than a request held for as long as it lasts (issue 25): connecting on
     # every path; a statement and a lock wait here, straight to PostgreSQL. PgBouncer
     # refuses the ``options`` start-up parameter (1.18, measured), and it holds a
@@ -250,7 +250,7 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
         "min_size": 1,
         "max_size": int(env.get("DB_POOL_SIZE", "10")),
         # How long a request waits for a connection (all busy, or the database
-        # away) before it is answered 503 (kit/errors.py).
+        # away) before it is answered 503 (kit/http.py).
         "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
     }
     if env_flag("PGBOUNCER"):
@@ -461,7 +461,7 @@ STORAGES = {
 # (config/asgi.py BodyLimit). The admin's forms and sign-in are far smaller.
 MAX_BODY_BYTES = int(env.get("MAX_BODY_BYTES", str(64 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
-CSRF_FAILURE_VIEW = "kit.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "kit.http.csrf_failure"
 # Every cookie we set: SameSite=Lax, Secure under HTTPS (below); HttpOnly unless
 # the client reads it (csrftoken: api.js; django_language: settings.js).
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -469,7 +469,7 @@ CSRF_COOKIE_SAMESITE = "Lax"
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["kit.errors.CsrfSessionAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["kit.http.CsrfSessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # In debug runs the API is also browsable, so a newcomer can play from a browser.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"]
@@ -481,7 +481,7 @@ REST_FRAMEWORK = {
     # many proxies in front of daphne (0 = none: a client cannot forge its address).
     "NUM_PROXIES": int(env.get("NUM_PROXIES", "0")),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "kit.errors.exception_handler",
+    "EXCEPTION_HANDLER": "kit.http.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {
         "login": env.get("LOGIN_RATE", "10/min"),

@@ -15,8 +15,8 @@ from config.health import healthz, livez, readyz
 from frontend import urls as frontend_urls
 from kit.api import login_throttled
 
-handler404 = "kit.errors.not_found"
-handler500 = "kit.errors.server_failure"
+handler404 = "kit.http.not_found"
+handler500 = "kit.http.server_failure"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),

@@ -21,7 +21,7 @@ from accounts.api import account_of, guest_of
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from kit.api import parse_month
-from kit.errors import ApiError
+from kit.http import ApiError
 from leaderboard.selectors import player_get
 
 from .catalogue import games_catalogue

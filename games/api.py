@@ -24,7 +24,7 @@ from kit.api import (
     parse_date,
     rate_limit,
 )
-from kit.errors import ApiError
+from kit.http import ApiError
 
 from .dailies import utc_today
 from .device import device_id

@@ -12,7 +12,8 @@ from typing import Any
 
 from accounts.sockets import user_group
 from kit.api import rate_limit
-from kit.errors import ApiError, NotFound, Refusal
+from kit.errors import NotFound, Refusal
+from kit.http import ApiError
 from kit.sockets import (
     CLOSE_FORBIDDEN,
     CLOSE_NOT_FOUND,

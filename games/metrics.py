@@ -14,7 +14,7 @@ from typing import Any
 from prometheus_client import Counter, Histogram
 
 from kit import logs
-from kit.errors import describe_error
+from kit.http import describe_error
 from kit.metrics import never_raises
 
 action_log = logs.get_logger("games.actions")

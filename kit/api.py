@@ -24,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from kit.errors import ApiError, describe_error, unavailable
+from kit.http import ApiError, describe_error, unavailable
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +191,7 @@ def rate_limit(scope: str, ident: object) -> None:
 
 class RateLimited(Throttled):
     """Over the ``scope`` rate: try again in ``wait`` seconds (the error says how
-    long in words, ``Retry-After`` in seconds; kit/errors.py)."""
+    long in words, ``Retry-After`` in seconds; kit/http.py)."""
 
     def __init__(self, scope: str, wait: int) -> None:
         super().__init__(wait=wait)

@@ -1,5 +1,5 @@
 """The websocket kit every app's consumers stand on: JSON frames in and out,
-errors as messages in the one error shape (``kit/errors.py``), a frame budget
+errors as messages in the one error shape (``kit/http.py``), a frame budget
 per socket, caps on the sockets of a player and of an address across every
 daphne, the log context of each frame, and the open-socket gauge. The
 protocol of the game and leaderboard sockets is in ``games/websocket.md``."""
@@ -26,7 +26,8 @@ from django_redis import get_redis_connection
 
 from kit import logs, metrics
 from kit.api import client_address
-from kit.errors import ApiError, Refusal, describe_error, error_body, unavailable
+from kit.errors import Refusal
+from kit.http import ApiError, describe_error, error_body, unavailable
 
 log = logging.getLogger(__name__)
 socket_log = logs.get_logger("kit.sockets")
@@ -39,7 +40,7 @@ def encode(message: Any) -> str:
 
 
 def error_frame(body: dict[str, Any], **extra: Any) -> str:
-    """The ``error`` message around an error body (``kit.errors.error_body``);
+    """The ``error`` message around an error body (``kit.http.error_body``);
     ``extra``: fields beside it (the ``seq`` of the frame refused)."""
     return encode({"type": "error", **extra, **body})
 

@@ -17,7 +17,7 @@ from games.api import ERRORS
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
 from kit.api import parse_date, parse_month
-from kit.errors import ApiError
+from kit.http import ApiError
 
 from .selectors import calendar_month, leaderboard_for_day, player_calendar, player_record
 

@@ -8,7 +8,7 @@ import datetime as dt
 from games.engine import MalformedError, parse_variant
 from games.realtime import leaderboard_group
 from kit.api import parse_date
-from kit.errors import ApiError
+from kit.http import ApiError
 from kit.sockets import CLOSE_BAD_REQUEST, JsonSocket
 
 

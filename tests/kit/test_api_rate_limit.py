@@ -11,7 +11,7 @@ from django.core.cache import cache
 
 from deploy.stack import free_port
 from kit.api import rate_limit
-from kit.errors import describe_error, unavailable
+from kit.http import describe_error, unavailable
 from tests.support.api import assert_error, requires_postgres, run_at_once
 
 
@@ -125,7 +125,7 @@ def test_the_sign_up_limit_says_how_long_to_wait(anon, rates):
 
 
 def test_a_wait_is_said_in_seconds_minutes_or_hours():
-    from kit.errors import how_long
+    from kit.http import how_long
 
     assert how_long(1) == "1 second"
     assert how_long(42) == "42 seconds"

@@ -10,22 +10,14 @@ from pathlib import Path
 import pytest
 
 from games.engine import IllegalActionError, MalformedError
-from kit.errors import (
-    ApiError,
-    Conflict,
-    Forbidden,
-    Gone,
-    Illegal,
-    Invalid,
-    NotFound,
-    Refusal,
-    describe_error,
-)
+from kit.errors import Conflict, Forbidden, Gone, Illegal, Invalid, NotFound, Refusal
+from kit.http import ApiError, describe_error
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = sorted(
     [*ROOT.glob("*/services.py"), *ROOT.glob("*/selectors.py"), ROOT / "games" / "fairplay.py"]
 )
+HTTP_MODULES = ("rest_framework", "django.http", "kit.http")
 HTTP_NAMES = {"ApiError", "APIException", "Response", "JsonResponse", "HttpResponse"}
 
 
@@ -37,7 +29,7 @@ def http_in(path: Path) -> list[str]:
         if isinstance(node, ast.Import | ast.ImportFrom):
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             modules.append(getattr(node, "module", None) or "")
-            found += [m for m in modules if m.startswith(("rest_framework", "django.http"))]
+            found += [m for m in modules if m.startswith(HTTP_MODULES)]
         names = {getattr(node, "id", None), getattr(node, "attr", None)}
         if isinstance(node, ast.alias):
             names.add(node.name)
@@ -60,6 +52,8 @@ def test_the_check_finds_an_http_error(tmp_path):
     assert http_in(sneaky) == ["ApiError"]
     sneaky.write_text("from rest_framework.exceptions import NotFound\n")
     assert http_in(sneaky) == ["rest_framework.exceptions"]
+    sneaky.write_text("from kit.http import describe_error\n")
+    assert http_in(sneaky) == ["kit.http"]
 
 
 class NotYoursHere(Forbidden):
