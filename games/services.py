@@ -252,7 +252,7 @@ def attempt_apply_action(
                 if seq < attempt.seq and store.action_sent(attempt=attempt, seq=seq) == sent:
                     view = attempt_json(attempt, viewer=player, duplicate=True, game=game)
                     store.GAMES.put(attempt, game)  # unchanged: nothing was applied
-                    return Applied(attempt, True, events.game_text(view).player, sent)
+                    return Applied(attempt, True, events.encode(view), sent)
                 if seq != attempt.seq:
                     raise Conflict(
                         "seq_conflict",
