@@ -10,7 +10,9 @@ import datetime as dt
 import functools
 import json
 import logging
+import os
 import re
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -159,34 +161,156 @@ def rate_limit(scope: str, ident: object) -> None:
     """Count one request of ``ident`` against the ``scope`` rate
     (``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``); over it, refuse with 429.
 
-    A fixed window counted with one atomic increment in the shared cache (Redis
-    ``INCR`` when ``REDIS_URL`` is set, a locked counter in process otherwise),
-    so requests arriving at once — on any number of daphne processes — cannot
-    slip past: DRF's own throttle reads a history, then writes it back, and two
-    requests at once both pass. While the cache is unreachable (a Redis
-    restart) requests are let through uncounted, with a warning: the limit
-    guards against abuse and must not stop honest play."""
+    A fixed window, counted in the shared cache (Redis when ``REDIS_URL`` is set,
+    in process otherwise) under ``rate:{scope}:{ident}:{window}``, one of two ways:
+
+    - **Exactly** (sign-in, sign-up, guests): one atomic increment per request,
+      so requests arriving at once — on any number of daphne processes — cannot
+      slip past (DRF's own throttle reads a history, then writes it back, and
+      two requests at once both pass). Each of these requests is a password
+      guessed or an account made: no process may let one more through.
+    - **In process** (``LOCAL_SCOPES``: actions, new games, CSP reports): a
+      volume guard, counted in this process and sent to the cache in batches
+      (``LocalCounts``), so that an action costs no round trip to Redis. One
+      process is exact; N processes let through at most N × ``limit //
+      LOCAL_SHARE`` over the limit in a window, e.g. 600/min on two daphnes,
+      660 (and none for a limit under 20: every request is sent).
+
+    While the cache is unreachable (a Redis restart) requests are let through
+    uncounted, with a warning: the limit guards against abuse and must not stop
+    honest play."""
     rate = api_settings.DEFAULT_THROTTLE_RATES.get(scope)
     if not rate:
         return
-    limit, duration = SimpleRateThrottle.parse_rate(None, rate)  # type: ignore[arg-type]
+    limit, duration = _parse_rate(rate)
     now = time.time()
     window = int(now // duration)
-    key = f"rate:{scope}:{ident}:{window}"
+    if scope in LOCAL_SCOPES:
+        count = local_counts.count(scope, str(ident), window, limit, duration)
+    else:
+        count = _shared_count(f"rate:{scope}:{ident}:{window}", 1, duration)
+    if count is None:
+        log.warning("rate limit %s not counted: the cache is unreachable", scope)
+    elif count > limit:
+        wait = max(1, int((window + 1) * duration - now) + 1)
+        raise RateLimited(scope, wait)
+
+
+LOCAL_SCOPES = frozenset({"actions", "games", "csp-reports"})
+"""The scopes ``rate_limit`` counts in process: volume guards, where a bounded
+overshoot across processes costs nothing (an action is refereed whatever its
+pace), unlike the sign-in and sign-up scopes (a guess more is a guess more)."""
+
+LOCAL_SHARE = 20
+"""A process lets through at most ``limit // LOCAL_SHARE`` requests of a key
+that it has not sent to the cache (none for a limit under 20: each is sent)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_rate(rate: str) -> tuple[int, int]:
+    """``"600/min"`` as (600, 60): the limit and its window in seconds."""
+    limit, duration = SimpleRateThrottle.parse_rate(None, rate)  # type: ignore[arg-type]
+    return int(limit), int(duration)
+
+
+def _shared_count(key: str, delta: int, duration: int) -> int | None:
+    """Add ``delta`` to the cache's counter ``key`` (made for the window's
+    ``duration``, and a second more); its new value, or None while the cache is
+    unreachable. One round trip once the window has begun."""
     try:
         try:
-            count = cache.incr(key)  # one round trip once the window has begun
-        except ValueError:  # the window's first request: make its counter at 1
+            return int(cache.incr(key, delta))
+        except ValueError:  # the window's first count: make its counter
             # At most one of several racing adds wins; the others count on it.
-            count = 1 if cache.add(key, 1, timeout=duration + 1) else cache.incr(key)
+            if cache.add(key, delta, timeout=duration + 1):
+                return delta
+            return int(cache.incr(key, delta))
     except Exception as exc:
         if not unavailable(exc):
             raise
-        log.warning("rate limit %s not counted: the cache is unreachable", scope)
-        return
-    if count > limit:
-        wait = max(1, int((window + 1) * duration - now) + 1)
-        raise RateLimited(scope, wait)
+        return None
+
+
+class _Tally:
+    """One key's count in this process, for one window: ``seen``, the cache's
+    total when last sent to (this process's own requests among them);
+    ``sending``, requests on their way there; ``unsent``, requests let through
+    since; ``known``, whether it has been sent to once."""
+
+    __slots__ = ("known", "seen", "sending", "unsent")
+
+    def __init__(self) -> None:
+        self.known = False
+        self.seen = self.sending = self.unsent = 0
+
+
+class LocalCounts:
+    """The counts of ``LOCAL_SCOPES``, kept in process and sent to the cache in
+    batches, piggy-backed on the requests themselves (no thread to start, stop
+    or lose in a fork).
+
+    A key's first request in a window, in this process, is counted in the cache
+    and learns the total there (what other processes, or this one before a
+    restart, let through). After that, requests are let through here while the
+    total seen plus those since stays under the limit, and at most ``share``
+    (``limit // LOCAL_SHARE``) of them are unsent: the next one sends
+    them, itself included, in one increment, and learns the total again. So one
+    process is exact: the cache's total plus its unsent requests is all there is
+    (while two of its increments are on their way, the one that lands first may
+    be counted twice for a moment: an error towards refusing, never the other).
+    Across N processes each lets through at most ``share`` requests that no other
+    has seen, and none once it has seen the limit reached, so a window lets
+    through at most ``limit + N × share`` (a process forked, or restarted within
+    the window, counts as one more). Requests refused here are not counted: the
+    window is spent either way.
+
+    Safe across threads (the database thread pool runs actions at once): one
+    lock over the counts, never held during a round trip. Counts of a scope's
+    past windows are dropped when its next window begins. A count that cannot be
+    sent (the cache unreachable) is dropped, as ``rate_limit`` drops a request
+    then, and sending is tried again ``share`` requests later."""
+
+    def __init__(self) -> None:
+        self.forget()
+        os.register_at_fork(after_in_child=self.forget)  # the lock may be held in the parent
+
+    def forget(self) -> None:
+        """Start afresh (a forked process; tests, as they clear the cache)."""
+        self.lock = threading.Lock()
+        self.windows: dict[str, tuple[int, dict[str, _Tally]]] = {}
+
+    def count(self, scope: str, ident: str, window: int, limit: int, duration: int) -> int | None:
+        """The request's number in ``window`` as far as this process knows (over
+        ``limit``: refused), or None when it was let through uncounted."""
+        with self.lock:
+            current = self.windows.get(scope)
+            if current is None or current[0] != window:
+                current = self.windows[scope] = (window, {})
+            tally = current[1].get(ident)
+            if tally is None:
+                tally = current[1][ident] = _Tally()
+            if tally.known:
+                counted = tally.seen + tally.sending + tally.unsent
+                if counted >= limit:
+                    return counted + 1
+                if tally.unsent < limit // LOCAL_SHARE:
+                    tally.unsent += 1
+                    return counted + 1
+            delta, tally.unsent = tally.unsent + 1, 0
+            tally.sending += delta
+        total = None
+        try:
+            total = _shared_count(f"rate:{scope}:{ident}:{window}", delta, duration)
+        finally:
+            with self.lock:
+                tally.sending -= delta
+                tally.known = True
+                if total is not None:
+                    tally.seen = max(tally.seen, total)
+        return total
+
+
+local_counts = LocalCounts()
 
 
 class RateLimited(Throttled):

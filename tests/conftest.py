@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db import connection, connections
 
 from games.engine import GameSpec, register, unregister
+from kit.api import local_counts
 from tests.support.api import Client, sign_up, uses_postgres
 from tests.support.toy_bakers import BAKERS
 
@@ -38,6 +39,7 @@ def _close_stray_connections(django_db_setup, django_db_blocker):
 @pytest.fixture(autouse=True)
 def _clear_cache():
     cache.clear()  # throttles count per test
+    local_counts.forget()  # and so do their counts kept in process
     yield
 
 

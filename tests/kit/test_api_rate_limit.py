@@ -1,18 +1,25 @@
 """Rate limits (issue 7): per player on actions and new games, per address on
 sign-up and sign-in; 429 with the error shape and Retry-After; counted with one
-atomic increment, so requests sent at once cannot slip past."""
+atomic increment, so requests sent at once cannot slip past — or, for actions
+(issue 26), in process and sent to Redis in batches, within a bound."""
 
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
+from django.conf import settings as django_settings
 from django.core.cache import cache
 
 from deploy.stack import free_port
-from kit.api import rate_limit
+from kit.api import LOCAL_SCOPES, LOCAL_SHARE, RateLimited, local_counts, rate_limit
 from kit.http import describe_error, unavailable
-from tests.support.api import assert_error, requires_postgres, run_at_once
+from tests.support.api import assert_error, requires_postgres, requires_redis, run_at_once
 
 
 @pytest.fixture
@@ -22,6 +29,7 @@ def rates(settings):
         framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
         settings.REST_FRAMEWORK = framework  # DRF reloads its settings on the change
         cache.clear()
+        local_counts.forget()
 
     return set_rates
 
@@ -132,3 +140,139 @@ def test_a_wait_is_said_in_seconds_minutes_or_hours():
     assert how_long(60) == "1 minute"
     assert how_long(2501) == "42 minutes"
     assert how_long(7200) == "2 hours"
+
+
+def let_through(scope: str, ident: str, times: int) -> int:
+    """How many of ``times`` requests ``rate_limit`` let through."""
+    passed = 0
+    for _ in range(times):
+        try:
+            rate_limit(scope, ident)
+            passed += 1
+        except RateLimited:
+            pass
+    return passed
+
+
+def test_one_process_is_exact_with_requests_at_once(rates):
+    """Actions are counted in process (issue 26), on many threads at once (the
+    database thread pool): exactly the limit gets through, batches sent or not."""
+    assert "actions" in LOCAL_SCOPES
+    rates(actions="100/day")  # a day's window does not turn over mid-test
+    barrier = threading.Barrier(8)
+    passed: list[int] = []
+
+    def send() -> None:
+        barrier.wait(timeout=10)
+        passed.append(let_through("actions", "user-exact", 50))
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sum(passed) == 100, passed
+    with pytest.raises(RateLimited) as raised:
+        rate_limit("actions", "user-exact")
+    assert 1 <= raised.value.wait <= 86401
+    assert let_through("actions", "user-other", 3) == 3  # a budget per player
+
+
+PROCESS = """
+import sys, time, django
+django.setup()
+from tests.kit.test_api_rate_limit import let_through
+print("ready", flush=True)
+sys.stdin.readline()  # both processes set up: go
+passed = 0
+for _ in range(150):
+    passed += let_through(sys.argv[1], "user-shared", 1)
+    time.sleep(0.002)  # the two processes' requests interleave
+print(passed)
+"""
+
+
+@requires_redis
+@pytest.mark.parametrize(
+    ("scope", "variable"), [("actions", "ACTION_RATE"), ("login", "LOGIN_RATE")]
+)
+def test_two_processes_share_one_budget_through_redis(scope, variable):
+    """Two processes, 150 requests each, against one budget of 100 a day: an
+    in-process scope lets through at most 2 × ``limit // LOCAL_SHARE`` more; a
+    sign-in scope, exactly 100 (each request counted in Redis at once)."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "REDIS_URL": django_settings.REDIS_URL,
+        variable: "100/day",
+    }
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", PROCESS, scope],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    passed = [int(child.communicate(timeout=60)[0].split()[-1]) for child in children]
+    if scope in LOCAL_SCOPES:
+        assert 100 <= sum(passed) <= 100 + 2 * (100 // LOCAL_SHARE), passed
+    else:
+        assert sum(passed) == 100, passed
+    assert min(passed) > 0, passed  # both took part
+
+
+def test_a_new_window_is_a_new_budget(rates):
+    """The fixed window turns over: counts kept in process start again at 0."""
+    rates(actions="40/s")
+    time.sleep(1.05 - time.time() % 1)  # early in a second: 41 requests fit in it
+    assert let_through("actions", "user-roll", 41) == 40
+    with pytest.raises(RateLimited) as raised:
+        rate_limit("actions", "user-roll")
+    assert raised.value.wait in (1, 2)
+    time.sleep(1.05 - time.time() % 1)
+    assert let_through("actions", "user-roll", 41) == 40
+
+
+def test_actions_go_on_while_redis_is_away(settings, caplog):
+    """Counts kept in process cannot be sent to an unreachable Redis: dropped,
+    with a warning, and nothing refused (unlike a count kept there for good)."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
+        }
+    }
+    framework = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {
+        **framework["DEFAULT_THROTTLE_RATES"],
+        "actions": "100/min",
+    }
+    settings.REST_FRAMEWORK = framework
+    with caplog.at_level(logging.WARNING, logger="kit.api"):
+        assert let_through("actions", "user-away", 250) == 250
+    # Sent (and warned about) every 100 // LOCAL_SHARE + 1 requests, not each one.
+    assert caplog.text.count("the cache is unreachable") == -(-250 // (100 // LOCAL_SHARE + 1))
+
+
+def test_a_forked_process_starts_its_own_counts(rates):
+    """Celery forks its pool: the child does not inherit the parent's counts, nor
+    its lock (held, here, by the thread that forked)."""
+    rates(actions="100/day")
+    assert let_through("actions", "user-fork", 3) == 3
+    with local_counts.lock:
+        pid = os.fork()
+        if pid == 0:  # the child: a fresh, free lock and no counts
+            fresh = not local_counts.windows and local_counts.lock.acquire(blocking=False)
+            os._exit(0 if fresh else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
