@@ -224,7 +224,8 @@ class Applied:
 # Every action runs this, so it is written for its cost (issue 14): the attempt
 # row is locked and read by one prepared statement without its 5 KB state (a
 # process keeps the engine games it played), the log row and the attempt are
-# written by two more (``games/store.py``), and the answer is encoded once.
+# written by one more (two on SQLite; ``games/store.py``), and the answer is
+# encoded once.
 
 
 def attempt_apply_action(

@@ -5,7 +5,8 @@ engine games this process played.
 Every action runs through here, so it is written for its cost (issue 14): the
 attempt row is locked and read by one statement without its 5 KB state (a
 process keeps the engine games it played, see ``GameCache``), the log row and
-the attempt are written by two more.
+the attempt are written by one more (two on SQLite): with ``BEGIN`` and
+``COMMIT``, four round trips to PostgreSQL (issue 26).
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ _WRITE_SQL = (
     f"UPDATE {_A} SET state = %s, seq = %s, score = %s, moves = %s, won = %s, status = %s,"
     " finished_at = %s, elapsed_ms = %s, updated_at = %s WHERE id = %s"
 )
+# Both in one statement, one round trip: on PostgreSQL a data-modifying WITH (SQLite
+# has none). The INSERT and the UPDATE succeed or fail together; the log's key
+# refuses a seq logged already, so the attempt is then not written either. The
+# seq is still checked first, under the lock (``games.services``): the key is
+# the last guard, not the check that answers a resend.
+_LOG_AND_WRITE_SQL = f"WITH logged AS ({_LOG_SQL}) {_WRITE_SQL}"
 
 
 def _aware(moment: dt.datetime | None) -> dt.datetime | None:
@@ -148,40 +155,39 @@ def action_write(
     resolved: dict[str, Any],
 ) -> None:
     """Log action ``seq`` (as sent and as resolved) and write the attempt after it
-    (``game``: its position now): two prepared statements, in the caller's
-    transaction, under the attempt lock."""
+    (``game``: its position now), in the caller's transaction, under the attempt
+    lock: one prepared statement on PostgreSQL, two on SQLite."""
     ops = connection.ops
     adapt_json, adapt_time = ops.adapt_json_value, ops.adapt_datetimefield_value
+    log = [
+        attempt.pk,
+        seq,
+        # The partition key: a function of the attempt (games/partitions.py).
+        ops.adapt_datefield_value(log_month(attempt.started_at)),
+        adapt_json(sent, None),
+        adapt_json(resolved, None),
+        attempt.ms_since_start(now),
+        game.score,
+        game.moves,
+    ]
+    write = [
+        adapt_json(game.to_json(), None),
+        attempt.seq,
+        attempt.score,
+        attempt.moves,
+        attempt.won,
+        attempt.status,
+        adapt_time(attempt.finished_at),
+        attempt.elapsed_ms,
+        adapt_time(now),
+        attempt.pk,
+    ]
     with connection.cursor() as cursor:
-        cursor.execute(
-            _LOG_SQL,
-            [
-                attempt.pk,
-                seq,
-                # The partition key: a function of the attempt (games/partitions.py).
-                ops.adapt_datefield_value(log_month(attempt.started_at)),
-                adapt_json(sent, None),
-                adapt_json(resolved, None),
-                attempt.ms_since_start(now),
-                game.score,
-                game.moves,
-            ],
-        )
-        cursor.execute(
-            _WRITE_SQL,
-            [
-                adapt_json(game.to_json(), None),
-                attempt.seq,
-                attempt.score,
-                attempt.moves,
-                attempt.won,
-                attempt.status,
-                adapt_time(attempt.finished_at),
-                attempt.elapsed_ms,
-                adapt_time(now),
-                attempt.pk,
-            ],
-        )
+        if connection.vendor == "postgresql":
+            cursor.execute(_LOG_AND_WRITE_SQL, log + write)
+        else:
+            cursor.execute(_LOG_SQL, log)
+            cursor.execute(_WRITE_SQL, write)
 
 
 def action_sent(*, attempt: Attempt, seq: int) -> dict[str, Any] | None:
