@@ -100,7 +100,10 @@ class Attempt(models.Model):
     moves = models.PositiveIntegerField(default=0)
     won = models.BooleanField(default=False)
     started_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+    # Written by every action, so in no index: an UPDATE that changes no indexed
+    # column is HOT (no index entry written). Its readers all ask for games going
+    # on, which the partial index ``attempt_playing`` lists.
+    updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     elapsed_ms = models.PositiveBigIntegerField(null=True, blank=True)
     verified = models.BooleanField(
@@ -143,6 +146,9 @@ class Attempt(models.Model):
             # Cross-account signals: other accounts from one device or address (issue 25).
             models.Index(fields=["device", "started_at"], name="attempt_device_started"),
             models.Index(fields=["address", "started_at"], name="attempt_address_started"),
+            # The games going on (the live list, the stale-game job, the scout check),
+            # filtered on updated_at from here.
+            models.Index(fields=["id"], condition=Q(status="playing"), name="attempt_playing"),
         ]
 
     def __str__(self) -> str:

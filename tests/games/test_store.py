@@ -5,6 +5,8 @@ leaves the attempt as it was."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -84,3 +86,31 @@ def test_a_seq_logged_already_is_refused_and_the_attempt_left_as_it_was(player):
     logged = Action.objects.filter(attempt_id=attempt_id).values_list("seq", flat=True)
     assert list(logged) == [0, 1]
     assert load_game(after.state) == game
+
+
+ACTION_CHANGES = ("state", "seq", "score", "moves", "won", "elapsed_ms", "updated_at")
+"""The attempt columns an action changes (``store._WRITE_SQL`` writes these, and
+``status`` and ``finished_at``, which change only when the game ends)."""
+
+
+@pytest.mark.django_db
+def test_no_index_holds_a_column_every_action_changes():
+    # Then PostgreSQL can write the attempt's UPDATE as a HOT update: a new row
+    # version in the same page and no index entry, where an indexed column that
+    # changes writes an entry in every index of the table (nine of them).
+    if not uses_postgres():
+        pytest.skip("HOT updates are PostgreSQL's")
+    for column in ACTION_CHANGES:
+        assert f" {column} = %s" in store._WRITE_SQL or f"{column} = %s" in store._WRITE_SQL
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = %s::regclass",
+            [Attempt._meta.db_table],
+        )
+        definitions = [d for (d,) in cursor.fetchall()]
+    assert any("attempt_playing" in d for d in definitions), definitions
+    for definition in definitions:
+        # The key columns and a partial index's condition both count.
+        indexed = definition.split(" USING ", 1)[1]
+        for column in ACTION_CHANGES:
+            assert not re.search(rf"\b{column}\b", indexed), (column, definition)
