@@ -302,21 +302,22 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # Websocket groups span every daphne process through Redis; in-memory on the
-# embedded default (one process).
+# embedded default (one process). Both are Channels' layers but for a group
+# event's `skip`, dropped before any consumer work (kit/layers.py).
 if REDIS_URL:
     # Pub/sub: groups are Redis channels, so a broadcast is one PUBLISH and no
     # consumer polls. Delivery is at most once, which the versioned protocol
     # already assumes (games/websocket.md).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "kit.layers.PubSubLayer",
             # Pub/sub channels ignore the database number of REDIS_URL: name them
             # by it, so two services on one Redis (each its own db) stay apart.
             "CONFIG": {"hosts": [REDIS_URL], "prefix": f"asgi.db{REDIS_DB}"},
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "kit.layers.InMemoryLayer"}}
 
 # Celery (config/celery.py): broker and results on Redis; on the embedded default
 # there is no broker and every task runs in-process, at once (PRODUCT.md Shape).

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.db import transaction
 
+from kit.layers import SKIP
 from kit.sockets import encode
 
 log = logging.getLogger(__name__)
@@ -86,10 +87,11 @@ def ack(v: int, game: str, *, seq: int | None = None, duplicate: bool = False) -
 def relay(text: str, watcher: str | None = None, skip: str | None = None) -> dict[str, Any]:
     """A channel-layer event to a group: ``text`` for its sockets (``watcher``
     instead for a game's spectators, when it differs), none to ``skip``, the
-    channel name of the socket that has its answer already."""
+    channel name of the socket that has its answer already (the channel layer
+    drops its copy: ``kit.layers``)."""
     event: dict[str, Any] = {"type": "relay", "text": text}
     if watcher is not None and watcher != text:
         event["watch"] = watcher
     if skip is not None:
-        event["skip"] = skip
+        event[SKIP] = skip
     return event

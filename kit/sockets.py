@@ -385,10 +385,9 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def relay(self, event: dict[str, Any]) -> None:
         """A group broadcast (``games.realtime.publish``): pass the text on, unless
-        it reports this socket's own message (answered already) or the client
-        has gone in the meantime (its events are best effort)."""
-        if event.get("skip") == self.channel_name:
-            return
+        the client has gone in the meantime (its events are best effort). One
+        that reports this socket's own message (answered already) never comes
+        here: the channel layer drops it (``kit.layers``)."""
         text = self.relayed(event)
         with contextlib.suppress(Disconnected):
             await self.send(text_data=text)

@@ -64,11 +64,11 @@ def test_the_token_reads_the_figures_and_only_by_get(anon):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_broadcast_the_channel_layer_refuses_is_counted():
-    """A real channels_redis layer pointed at a port nothing listens on."""
+    """The real Redis pub/sub layer pointed at a port nothing listens on."""
     dead = f"redis://127.0.0.1:{free_port()}/0"
     layers = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "kit.layers.PubSubLayer",
             "CONFIG": {"hosts": [dead]},
         }
     }

@@ -539,7 +539,7 @@ def private_channel_layer(settings):
     events of another test run on the same Redis (its attempt ids are ours too)
     would reach these sockets. A channel prefix of this process keeps them apart."""
     layers = copy.deepcopy(settings.CHANNEL_LAYERS)
-    if layers["default"]["BACKEND"].startswith("channels_redis."):
+    if "prefix" in layers["default"].get("CONFIG", {}):  # Redis pub/sub (kit.layers)
         layers["default"]["CONFIG"]["prefix"] = f"hostile{os.getpid()}"
         settings.CHANNEL_LAYERS = layers  # channels drops its cached layer on the change
 
