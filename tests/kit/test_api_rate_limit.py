@@ -22,16 +22,32 @@ from kit.http import describe_error, unavailable
 from tests.support.api import assert_error, requires_postgres, requires_redis, run_at_once
 
 
+def throttle_rates(settings, **rates: str) -> None:
+    framework = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
+    settings.REST_FRAMEWORK = framework  # DRF reloads its settings on the change
+
+
 @pytest.fixture
 def rates(settings):
     def set_rates(**rates: str) -> None:
-        framework = dict(settings.REST_FRAMEWORK)
-        framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
-        settings.REST_FRAMEWORK = framework  # DRF reloads its settings on the change
+        throttle_rates(settings, **rates)
         cache.clear()
         local_counts.forget()
 
     return set_rates
+
+
+@pytest.fixture
+def cache_away(settings):
+    """The cache pointed at a Redis that is not there (a Redis restarting)."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
+        }
+    }
 
 
 @pytest.mark.django_db
@@ -82,20 +98,11 @@ def test_sign_in_per_address(make_player, rates):
     assert_error(response, 429, "throttled")
 
 
-def test_an_unreachable_cache_counts_nothing_and_refuses_nothing(settings, caplog):
+def test_an_unreachable_cache_counts_nothing_and_refuses_nothing(settings, cache_away, caplog):
     """Redis restarting: the limit lets requests through uncounted, with a
     warning (the abuse guard must not stop honest play); the error itself is
     one the service answers 503 where it cannot go on."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens
-            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
-        }
-    }
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], "games": "1/min"}
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, games="1/min")
     with caplog.at_level(logging.WARNING, logger="kit.api"):
         for _ in range(3):
             rate_limit("games", "user-1")  # over 1/min, yet not refused
@@ -242,22 +249,10 @@ def test_a_new_window_is_a_new_budget(rates):
     assert let_through("actions", "user-roll", 41) == 40
 
 
-def test_actions_go_on_while_redis_is_away(settings, caplog):
+def test_actions_go_on_while_redis_is_away(settings, cache_away, caplog):
     """Counts kept in process cannot be sent to an unreachable Redis: dropped,
     with a warning, and nothing refused (unlike a count kept there for good)."""
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens
-            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 1},
-        }
-    }
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {
-        **framework["DEFAULT_THROTTLE_RATES"],
-        "actions": "100/min",
-    }
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, actions="100/min")
     with caplog.at_level(logging.WARNING, logger="kit.api"):
         assert let_through("actions", "user-away", 250) == 250
     # Sent (and warned about) every 100 // LOCAL_SHARE + 1 requests, not each one.
