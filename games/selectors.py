@@ -14,8 +14,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import User
-from games.engine import ALL_VARIANTS, Game, GameCode, Undo, load_game, new_game, solve
-from games.engine.solver import Outcome
+from games.engine import (
+    ALL_VARIANTS,
+    Game,
+    GameCode,
+    Undo,
+    last_winnable,
+    load_game,
+    new_game,
+)
 from kit.errors import Conflict, Forbidden, Gone, NotFound
 
 from .dailies import (
@@ -208,40 +215,24 @@ def _hides_cards(game: Game) -> bool:
 
 
 def _search_last_winnable(game: Game) -> tuple[int | None, bool, int]:
-    """Binary search, over the positions undo reaches from ``game`` (a lost
-    position), for the nearest one the solver proves winnable. Winnability is
-    monotone along a line of play (a position from which a winnable one can be
-    reached is winnable), so ``undos`` winnable means every farther one is too.
-    Returns (undos or None, settled: the position one undo nearer is proven
-    lost, probes made)."""
+    """The engine's post-mortem search (``games.engine.postmortem``) over the
+    positions undo reaches from ``game`` (a lost position, not probed), within
+    this selector's limits. Returns (undos back to the last position proven
+    winnable, or None; settled: the position one undo nearer is proven lost;
+    probes made)."""
     reach = len(game.history)
-    positions = [game]
+    start = game.copy()
     for _ in range(reach):
-        back = positions[-1].copy()
-        back.apply(Undo())
-        positions.append(back)
-    deadline = time.perf_counter() + LAST_WINNABLE_SECONDS
-    lost, won, probes = 0, None, 0  # lost: the farthest proven lost; 0, the position now
-    low, high = 1, reach
-    while low <= high:
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            break
-        mid = (low + high) // 2
-        probes += 1
-        outcome = solve(positions[mid], nodes=LAST_WINNABLE_NODES, seconds=left).outcome
-        if outcome is Outcome.SOLVED:
-            won, high = mid, mid - 1
-        else:
-            # Unknown: most likely a lost position whose search is large (winnable
-            # ones are found fast); look farther back, and say it is not settled.
-            if outcome is Outcome.UNWINNABLE:
-                lost = max(lost, mid)
-            low = mid + 1
-    settled = won is not None and lost == won - 1
-    if won is None and lost == reach:
-        settled = True  # every position in reach is proven lost
-    return won, settled, probes
+        start.apply(Undo())
+    found = last_winnable(
+        start,
+        [step.action for step in game.history],
+        nodes=LAST_WINNABLE_NODES,
+        seconds=LAST_WINNABLE_SECONDS,
+        end_lost=True,
+    )
+    undos = None if found.index is None else reach - found.index
+    return undos, found.settled, found.probes
 
 
 def attempt_last_winnable(*, attempt_id: int, player: User) -> dict[str, Any]:

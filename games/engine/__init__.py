@@ -29,6 +29,7 @@ from .codes import (
 from .easy_harp import EASY_HARP, EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
 from .history import UNDO_LIMIT, Step
+from .postmortem import PostMortem, last_winnable
 from .registry import (
     ALL_VARIANTS,
     GAMES,
@@ -75,6 +76,7 @@ __all__ = [
     "Move",
     "NeverLooked",
     "Plural",
+    "PostMortem",
     "Seahaven",
     "Sentence",
     "Step",
@@ -89,6 +91,7 @@ __all__ = [
     "encode_deal",
     "encode_key",
     "game_class",
+    "last_winnable",
     "load_game",
     "new_game",
     "parse_action",
