@@ -3,12 +3,20 @@
     python -m games.engine deal CODE      # the full starting layout, as JSON
     python -m games.engine replay CODE    # actions as JSON lines on stdin →
                                           # the final full state, as JSON
+    python -m games.engine postmortem CODE [--nodes N] [--seconds S]
+                                          # actions as JSON lines on stdin →
+                                          # where the game went wrong, as JSON
 
 CODE is a numbered code (``SH1-C4-AAAAAJ2``) or a long one with a
 26-character key (``SH1-C4-CNYUZSFWIH5KXM5EKJKWKKTRPX``, RULES.md C2b).
 
-``replay`` stops at the first refused (or malformed) action: it prints
-``line N: CODE: MESSAGE`` on standard error and exits with status 1. A bad game
+``postmortem`` prints ``last_winnable`` (``postmortem.py``) of the line the
+actions play: ``{"index", "settled", "probes", "length", "losing",
+"continuation"}``, the actions as JSON (``losing`` null when there is none).
+Its solver sees every card, hidden ones too: for the server's use.
+
+``replay`` and ``postmortem`` stop at the first refused (or malformed) action:
+they print ``line N: CODE: MESSAGE`` on standard error and exit with status 1. A bad game
 code or bad usage exits with status 2.
 """
 
@@ -20,7 +28,9 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from .actions import Action
 from .errors import EngineError
+from .postmortem import last_winnable
 from .registry import new_game
 
 EXIT_REFUSED = 1
@@ -41,6 +51,12 @@ def main(
     deal.add_argument("code", help=code_help)
     replay = sub.add_parser("replay", help="apply JSON actions from stdin, print the final state")
     replay.add_argument("code", help=code_help)
+    post = sub.add_parser(
+        "postmortem", help="apply JSON actions from stdin, print where the game went wrong"
+    )
+    post.add_argument("code", help=code_help)
+    post.add_argument("--nodes", type=int, default=100_000, help="positions one probe may expand")
+    post.add_argument("--seconds", type=float, default=10.0, help="time all probes may take")
     args = parser.parse_args(argv)
 
     try:
@@ -48,7 +64,8 @@ def main(
     except EngineError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
-    if args.command == "replay":
+    actions: list[Action] = []
+    if args.command in ("replay", "postmortem"):
         for number, line in enumerate(stdin, start=1):
             if not line.strip():
                 continue
@@ -57,10 +74,26 @@ def main(
                     data = json.loads(line)
                 except ValueError as exc:
                     raise EngineError("bad_json", f"not valid JSON: {exc}") from None
-                game.apply_json(data)
+                actions.append(game.parse_action(data))
+                game.apply(actions[-1])
             except EngineError as exc:
                 print(f"line {number}: {exc.code}: {exc.message}", file=sys.stderr)
                 return EXIT_REFUSED
+    if args.command == "postmortem":
+        found = last_winnable(new_game(args.code), actions, nodes=args.nodes, seconds=args.seconds)
+        json.dump(
+            {
+                "index": found.index,
+                "settled": found.settled,
+                "probes": found.probes,
+                "length": found.length,
+                "losing": found.losing.to_json() if found.losing else None,
+                "continuation": [action.to_json() for action in found.continuation],
+            },
+            stdout,
+        )
+        stdout.write("\n")
+        return 0
     json.dump(game.view(full=True), stdout)
     stdout.write("\n")
     return 0

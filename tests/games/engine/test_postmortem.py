@@ -9,9 +9,13 @@ must win.
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
-from games.engine import Game, Move, Stock, Undo, last_winnable, new_game, solve
+from games.engine import Game, Move, Stock, Undo, last_winnable, new_game, replay, solve
+from games.engine.cli import main
 from games.engine.solver import Outcome
 
 WON = "SH1-C4-AAAAAAB"
@@ -126,3 +130,36 @@ def test_easy_harp_with_cards_face_down() -> None:
     # A probe's budget too small for this deal: unsettled, and said so.
     tiny = last_winnable(start, line[200:230], nodes=1, seconds=30)
     assert (tiny.index, tiny.settled) == (None, False)
+
+
+# --- the command line --------------------------------------------------------------
+
+
+def postmortem(code: str, lines: list[dict[str, object]]) -> tuple[int, str]:
+    stdin, stdout = io.StringIO("\n".join(json.dumps(line) for line in lines)), io.StringIO()
+    status = main(["postmortem", code, "--nodes", "20000"], stdin=stdin, stdout=stdout)
+    return status, stdout.getvalue()
+
+
+def test_the_command_line_prints_the_post_mortem_as_json() -> None:
+    played, losing = losing_game(5)
+    lines = [action.to_json() for action in played]
+    lines[6:6] = [{"type": "undo"}, lines[5]]  # undone, then played again
+    status, out = postmortem(WON, lines)
+    assert status == 0
+    found = json.loads(out)
+    assert {k: found[k] for k in ("index", "settled", "length", "losing")} == {
+        "index": 5,
+        "settled": True,
+        "length": len(played),
+        "losing": losing.to_json(),
+    }
+    assert replay(WON, [*lines[:5], *found["continuation"]]).won
+
+
+def test_the_command_line_stops_at_a_refused_action(capsys: pytest.CaptureFixture[str]) -> None:
+    first = new_game(WON).legal_moves
+    lines = [next(iter(first)).to_json(), {"type": "move", "from": "t2", "to": "t3"}]
+    assert Move("t2", "t3") not in first
+    assert postmortem(WON, lines) == (1, "")
+    assert capsys.readouterr().err.startswith("line 2: ")
