@@ -101,7 +101,7 @@ def test_no_index_holds_a_column_every_action_changes():
     if not uses_postgres():
         pytest.skip("HOT updates are PostgreSQL's")
     for column in ACTION_CHANGES:
-        assert f" {column} = %s" in store._WRITE_SQL or f"{column} = %s" in store._WRITE_SQL
+        assert f"{column} = %s" in store._WRITE_SQL
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = %s::regclass",
