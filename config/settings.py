@@ -391,6 +391,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.verify_pending_attempts",
         "schedule": crontab(minute="*/10"),
     },
+    # After the day (games/afterday.py, issue 27): each closed day's post-mortems,
+    # difficulty and results file; after close-stale-attempts has closed the day.
+    "after-the-day": {
+        "task": "games.tasks.after_the_day",
+        "schedule": crontab(minute=4),
+    },
     # The action log's monthly partitions, this month's and 3 ahead (games/partitions.py);
     # daily, so months of beat being down pass before a month has none.
     "ensure-action-partitions": {
