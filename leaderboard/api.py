@@ -5,7 +5,9 @@ and where a practice of a past daily would have ranked,
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import re
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -18,7 +20,8 @@ from rest_framework.views import APIView
 from games.api import ERRORS
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
-from kit.api import parse_date, parse_month
+from kit.api import GameIdConverter, parse_date, parse_month
+from kit.errors import NotFound
 from kit.http import ApiError
 
 from .selectors import (
@@ -222,5 +225,14 @@ class WouldRankView(APIView):
         responses={200: WouldRankSerializer, **ERRORS},
         summary="Your finished practice of a past daily: where it would have ranked that day",
     )
-    def get(self, request: Request, attempt_id: int) -> Response:
-        return Response(would_rank(attempt_id=attempt_id, player=request.user))
+    def get(self, request: Request, game: str) -> Response:
+        return Response(would_rank(attempt_id=_game_id(game), player=request.user))
+
+
+def _game_id(text: str) -> int:
+    """A game id in the path, read as ``<game_id:…>`` reads one; anything else is
+    no game (404), not the day's board the path would otherwise fall to."""
+    if re.fullmatch(GameIdConverter.regex, text):
+        with contextlib.suppress(ValueError):  # past the largest id
+            return GameIdConverter().to_python(text)
+    raise NotFound("not_found", f"No game {text!r}.")
