@@ -149,10 +149,11 @@ def _closed_reason(viewer: Viewer) -> str:
 # --- where a practice of a past daily would have ranked (issue 27) ----------------
 
 
-def _ranked_ahead(attempt: Attempt) -> Q:
-    """The results that rank before ``attempt`` by ``RANKING`` (C11): one key
-    better, the keys before it equal. A result equal on every key ranks level
-    with it; on the board none is, as two finishes are never at one instant."""
+def _ranked_against(attempt: Attempt) -> tuple[Q, Q]:
+    """The results that rank before ``attempt`` by ``RANKING`` (C11) — one key
+    better, the keys before it equal — and those level with it on every key
+    (ranked as one by the board's ``Rank()``; hardly ever, as two finishes are
+    seldom at one instant)."""
     keys = (
         ("won", "gt", attempt.won),
         ("score", "gt", attempt.score),
@@ -165,7 +166,7 @@ def _ranked_ahead(attempt: Attempt) -> Q:
     for field, better, value in keys:
         ahead |= Q(**equal, **{f"{field}__{better}": value})
         equal[field] = value
-    return ahead
+    return ahead, Q(**equal)
 
 
 def past_daily_of(attempt: Attempt) -> DailyDeal:
@@ -190,8 +191,9 @@ def would_rank(*, attempt_id: int, player: User) -> dict[str, Any]:
     """Where the player's finished practice game on a past daily's deal would have
     ranked among that day's counted results (``ranked_attempts``), by the board's
     order (C11) — its finish, after the day, loses a tie on every other key.
-    ``rank`` k of ``count`` N (the day's results and this one); ``beaten``: the
-    day's results it ranks before; ``percentile``: ``beaten`` as a share of the
+    ``rank`` k of ``count`` N (the day's results and this one), shared with any
+    result level on every key, as the board's ranks are; ``beaten``: the day's
+    results it ranks strictly before; ``percentile``: ``beaten`` as a share of the
     day's results, in percent rounded down to one decimal (null if there were
     none). Read only: no board, record or streak changes (a practice counts
     nowhere)."""
@@ -202,9 +204,10 @@ def would_rank(*, attempt_id: int, player: User) -> dict[str, Any]:
         raise Conflict("not_finished", "The game is not over: finish or resign it first.")
     daily = past_daily_of(attempt)
     board = _counted(daily=daily)
+    before, level = _ranked_against(attempt)
     day_count = board.count()
-    ahead = board.filter(_ranked_ahead(attempt)).count()
-    beaten = day_count - ahead
+    ahead = board.filter(before).count()
+    beaten = day_count - ahead - board.filter(level).count()
     return {
         "game": attempt.pk,
         "date": daily.date.isoformat(),

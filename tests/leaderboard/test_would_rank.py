@@ -106,6 +106,22 @@ def test_rank_and_percentile_on_a_constructed_board(board, make_player, result, 
     }
 
 
+def test_level_on_every_key_shares_the_rank_and_beats_no_one_level(board, make_player):
+    """Finished at the very instant rank 2 did, with its figures: ranked 2 as the
+    board's ``Rank()`` would, beating only ranks 3 to 5."""
+    client = make_player()
+    game = practised(user_of(client), board, score=500, ms=90_000, moves=100)
+    second = Attempt.objects.get(daily=board, ranked=True, score=500, elapsed_ms=90_000)
+    Attempt.objects.filter(pk=game.pk).update(finished_at=second.finished_at)
+    answer = would_rank(client, game)
+    assert (answer["rank"], answer["count"], answer["beaten"], answer["percentile"]) == (
+        2,
+        6,
+        3,
+        60.0,
+    )
+
+
 def test_the_board_ranks_the_rows_as_the_test_says(board, anon):
     """The constructed board is the board the API shows: five rows, in that order."""
     results = anon.get(f"/api/leaderboard/{board.date}/SH1-C4/").json()["results"]
