@@ -88,9 +88,9 @@ function setSpeed(next) {
 
 // --- where it went wrong ------------------------------------------------------------
 
-/** The n-th logged action (seq) as the move list names it: "Move 12: 7♥: column 3 → cell 1". */
+/** The logged action ``seq`` by the move counter after it: "Move 12 (seven of hearts: column 3 → cell 1)". */
 function moveName(seq) {
-  return fmt(gettext("Move %(k)s: %(what)s"), { k: data.positions[seq + 1].moves, what: describe(data.actions[seq], data.positions[seq]) });
+  return fmt(gettext("Move %(k)s (%(what)s)"), { k: data.positions[seq + 1].moves, what: describe(data.actions[seq], data.positions[seq]) });
 }
 
 /** Mark the move list's entry of ``seq`` (``kind``: "losing" or "parted") and say so to a screen reader. */
@@ -159,10 +159,10 @@ function phraseLost(lost, settled) {
   if (lost.still_winnable) {
     text.textContent = gettext("The game could still be won when it ended.");
   } else {
-    const sentence = fmt(gettext("%(move)s lost the deal: before it, the game could still be won."), { move: moveName(lost.seq) });
+    const sentence = fmt(gettext("%(move)s lost the deal; before it, the game could still be won."), { move: moveName(lost.seq) });
     text.textContent = settled
       ? sentence
-      : `${fmt(gettext("%(move)s is the last the solver could check in time: before it, the game could still be won."), { move: moveName(lost.seq) })} ${gettext("The solver could not settle it in time.")}`;
+      : `${fmt(gettext("%(move)s is as far as the solver could check in time; before it, the game could still be won."), { move: moveName(lost.seq) })} ${gettext("The solver could not settle it in time.")}`;
     markEntry(lost.seq, "losing", settled ? gettext("the move that lost the deal") : gettext("the last move checked"));
     const jump = $("analysis-jump");
     jump.textContent = gettext("Go to the position before it");
