@@ -23,24 +23,32 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from games.engine import Game, GameCode, last_winnable, load_game, new_game
+from games.engine import VARIANTS, Game, GameCode, last_winnable, load_game, new_game
 from kit.errors import Conflict, Forbidden, Gone
 
 from .dailies import day_over
 from .models import Action, Analysis, Attempt, DailyDeal, ProvenDeal
 from .selectors import SPOILER, Viewer, attempt_for_viewer, running_dailies, state_json
 
-ANALYSIS_NODES = 200_000
-"""Positions one probe may expand. Twice the in-game search's budget (that one
-makes a player wait): a Seahaven daily's positions settle in well under it,
-an Easy Harp one most often (bench/postmortem.py measures it), and a probe
-that runs out counts as "not winnable" and leaves the answer unsettled."""
+ANALYSIS_SECONDS = 15.0
+"""What one game's search may spend in all (one game a task, well under the
+worker's soft limit of 120 s, ``CELERY_TASK_SOFT_TIME_LIMIT``). A Seahaven
+game settles in well under a second (median 20 ms, at worst 0.3 s over 42
+lost lines, bench/postmortem.py); a lost Easy Harp game often takes all of
+it — proving one of its positions lost means exhausting the search — and
+half of them settle (7 of 14). Runs at 10 and 30 s settled no larger share
+(2 of 9, 1 of 4): more time buys little but worker hours (15 s × a day's
+lost Easy Harp games)."""
 
-ANALYSIS_SECONDS = 20.0
-"""What one game's search may spend in all: about log2(n) probes of a line of
-a few hundred actions, each bounded by ``ANALYSIS_NODES``. One game a task,
-so a task stays well under the worker's soft limit (120 s,
-``CELERY_TASK_SOFT_TIME_LIMIT``) even with the replay before it."""
+
+def probe_nodes(code: str) -> int:
+    """Positions one probe may expand: the variant's declared daily effort
+    (``Effort.nodes``, beside its engine module), the budget within which the
+    daily job proves a deal winnable — so a daily's positions on the way to a
+    win settle within it. A probe that runs out counts as "not winnable" and
+    leaves the answer unsettled (said so). Easy Harp's is smaller than
+    Seahaven's: its positions cost more each (bench/postmortem.py)."""
+    return VARIANTS[GameCode.parse(code).variant_id][1].effort.nodes
 
 
 # --- the line a game stands on ------------------------------------------------------
@@ -99,18 +107,26 @@ def attempt_analyse(*, attempt_id: int) -> Analysis | None:
 
 
 def _post_mortem(attempt: Attempt, log: list[dict[str, Any]]) -> dict[str, Any]:
-    """The engine's search over the game's line, within the production limits;
-    its index mapped to the seq of the action the replay viewer shows."""
-    start = new_game(attempt.deal.code)
-    actions = [start.parse_action(action) for action in log]
+    """A lost game's search; its end is known lost when it is a dead end or the
+    dead-end proof settled it (then it is not probed)."""
     end = load_game(attempt.state)
+    proven = end.is_dead_end() or attempt.lost_seq == attempt.seq
+    return line_post_mortem(attempt.deal.code, log, end_lost=proven)
+
+
+def line_post_mortem(code: str, log: list[dict[str, Any]], *, end_lost: bool) -> dict[str, Any]:
+    """The engine's search over the line ``log`` plays from the deal ``code``
+    (the log's resolved actions, undos included), within the production limits
+    (``probe_nodes``, ``ANALYSIS_SECONDS``); its index mapped to the seq of the
+    action the replay viewer shows. The fields of an ``Analysis``
+    (bench/postmortem.py measures this very call)."""
+    start = new_game(code)
     found = last_winnable(
         start,
-        actions,
-        nodes=ANALYSIS_NODES,
+        [start.parse_action(action) for action in log],
+        nodes=probe_nodes(code),
         seconds=ANALYSIS_SECONDS,
-        # A dead end, or a position the dead-end proof settled: lost, not probed.
-        end_lost=end.is_dead_end() or attempt.lost_seq == attempt.seq,
+        end_lost=end_lost,
     )
     standing = standing_seqs(log)
     index = found.index
@@ -178,10 +194,11 @@ def day_attempts_to_analyse(*, daily_id: int) -> list[int]:
 
 
 def worth_analysing_at_once(attempt: Attempt) -> bool:
-    """A finished practice game on a deal no daily holds (a public numbered deal,
-    or a past day's by its code): analysed as it ends. A daily's games wait for
-    the after-the-day job; ``attempt_analyse`` checks the running dailies."""
-    return attempt.daily_id is None and not GameCode.parse(attempt.deal.code).long
+    """A practice game on no daily (a public numbered deal, or a past day's deal
+    by its code): analysed as it ends — ``attempt_analyse`` still refuses one
+    whose cards a running daily deals (the day job takes it up after that
+    day). A daily's games wait for the after-the-day job."""
+    return attempt.daily_id is None
 
 
 # --- the answer -----------------------------------------------------------------------
@@ -275,11 +292,12 @@ def _seen(game: Game, attempt: Attempt) -> dict[str, Any] | None:
 
 
 __all__ = [
-    "ANALYSIS_NODES",
     "ANALYSIS_SECONDS",
     "attempt_analyse",
     "attempt_analysis_json",
     "day_attempts_to_analyse",
+    "line_post_mortem",
+    "probe_nodes",
     "standing_seqs",
     "worth_analysing_at_once",
 ]

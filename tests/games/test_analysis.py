@@ -152,7 +152,7 @@ def test_an_unsettled_search_is_stored_and_said(player, monkeypatch) -> None:
     game = start(player, code=WON)
     play(player, game["id"], [a.to_json() for a in played])
     player.send(f"/api/games/{game['id']}/resign/")
-    monkeypatch.setattr("games.analysis.ANALYSIS_NODES", 1)  # no probe can finish
+    monkeypatch.setattr("games.analysis.probe_nodes", lambda code: 1)  # no probe can finish
     found = attempt_analyse(attempt_id=game["id"])
     assert found is not None and found.settled is False and found.index is None
     data = player.get(f"/api/games/{game['id']}/analysis/").json()
