@@ -12,12 +12,13 @@ The solver sees every card, so what it finds derives from cards the player did
 not see: a game is analysed, and its analysis shown, only when no daily dealing
 its cards is running (``selectors.running_dailies``): a daily's games after its
 day (``analyse_day``, queued by the hourly after-the-day job), a practice game
-on a public numbered deal once it ends.
+on a public numbered deal when its analysis is first asked for.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -193,34 +194,41 @@ def day_attempts_to_analyse(*, daily_id: int) -> list[int]:
     )
 
 
-def worth_analysing_at_once(attempt: Attempt) -> bool:
+def analysed_on_demand(attempt: Attempt) -> bool:
     """A practice game on no daily (a public numbered deal, or a past day's deal
-    by its code): analysed as it ends — ``attempt_analyse`` still refuses one
-    whose cards a running daily deals (the day job takes it up after that
-    day). A daily's games wait for the after-the-day job."""
+    by its code) is analysed when someone asks for its analysis — most are never
+    looked at, and an Easy Harp search may take ``ANALYSIS_SECONDS`` of a
+    worker. ``attempt_analyse`` still refuses one whose cards a running daily
+    deals. A daily's games wait for the after-the-day job."""
     return attempt.daily_id is None
 
 
 # --- the answer -----------------------------------------------------------------------
 
 
-def attempt_analysis_json(*, attempt_id: int, viewer: Viewer) -> dict[str, Any]:
+def attempt_analysis_json(
+    *, attempt_id: int, viewer: Viewer, queue: Callable[[int], None] | None = None
+) -> dict[str, Any]:
     """The analysis of a finished game for ``viewer``: open to those who may see
     its replay (``may_see_moves``), and only once no daily dealing its cards
     runs — not even to a winner of it, since the analysis is the solver's,
     derived from every card (PRODUCT.md, anti-cheat). A game not analysed yet
-    is a 409 ``analysis_pending``."""
+    is a 409 ``analysis_pending``; one analysed on demand is first handed to
+    ``queue`` (the door's: it queues the job, which may already have run)."""
     attempt = attempt_for_viewer(attempt_id=attempt_id, viewer=viewer)
     if running_dailies(attempt):
         raise Forbidden("spoiler", SPOILER)
     if not attempt.finished:
         raise Conflict("not_finished", "A game is analysed once it is over.")
     analysis = Analysis.objects.filter(attempt=attempt).first()
+    if analysis is None and queue is not None and analysed_on_demand(attempt):
+        queue(attempt.pk)
+        analysis = Analysis.objects.filter(attempt=attempt).first()
     if analysis is None:
         raise Conflict(
             "analysis_pending",
             "This game is not analysed yet: a daily's games are analysed within the hour after"
-            " its day ends, a practice game on a numbered deal within a minute of its end.",
+            " its day ends, a practice game within a minute of being asked for.",
         )
     data: dict[str, Any] = {
         "id": attempt.pk,
@@ -293,11 +301,11 @@ def _seen(game: Game, attempt: Attempt) -> dict[str, Any] | None:
 
 __all__ = [
     "ANALYSIS_SECONDS",
+    "analysed_on_demand",
     "attempt_analyse",
     "attempt_analysis_json",
     "day_attempts_to_analyse",
     "line_post_mortem",
     "probe_nodes",
     "standing_seqs",
-    "worth_analysing_at_once",
 ]

@@ -41,6 +41,7 @@ from .selectors import (
     replay_json,
 )
 from .services import ActionRefused, attempt_apply_action, attempt_resign, attempt_start
+from .tasks import queue_analysis
 
 # --- shapes, for input checks and the OpenAPI document -------------------------
 
@@ -444,4 +445,6 @@ class AnalysisView(APIView):
         summary="A finished game's post-mortem: where it went wrong, or its line against par",
     )
     def get(self, request: Request, attempt_id: int) -> Response:
-        return Response(attempt_analysis_json(attempt_id=attempt_id, viewer=request.user))
+        return Response(
+            attempt_analysis_json(attempt_id=attempt_id, viewer=request.user, queue=queue_analysis)
+        )

@@ -207,6 +207,23 @@ def analyse_day(daily_id: int) -> int:
     return len(pending)
 
 
+ANALYSIS_PENDING_S = 120
+"""At most this long one queued analysis keeps others of its game off the queue
+(a lost message must not silence it for good)."""
+
+
+def queue_analysis(attempt_id: int) -> None:
+    """Queue the analysis of a game asked for (``analysis.analysed_on_demand``),
+    coalesced: at most one pending per game (a key in the shared cache), however
+    often its page asks. A broker or cache that does not answer is a warning:
+    the page asks again."""
+    try:
+        if cache.add(f"analysis-pending:{attempt_id}", 1, timeout=ANALYSIS_PENDING_S):
+            analyse_attempt.delay(attempt_id)
+    except Exception:
+        log.warning("analysis of %s not queued: the broker did not answer", attempt_id)
+
+
 @shared_task(**DATABASE_RETRY)
 def analyse_attempt(attempt_id: int) -> bool:
     """Where one finished game went wrong (``analysis.attempt_analyse``):
@@ -221,12 +238,6 @@ def analyse_attempt(attempt_id: int) -> bool:
 @receiver(signals.attempt_finished, dispatch_uid="games.tasks.verify_finished")
 def _verify_finished(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
     queue_on_commit(verify_attempt, attempt.pk)
-
-
-@receiver(signals.attempt_finished, dispatch_uid="games.tasks.analyse_finished")
-def _analyse_finished(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
-    if analysis.worth_analysing_at_once(attempt):
-        queue_on_commit(analyse_attempt, attempt.pk)
 
 
 @receiver(signals.ranked_attempt_checked, dispatch_uid="games.tasks.review_checked")

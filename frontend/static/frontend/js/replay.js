@@ -207,14 +207,19 @@ function phraseWon(par) {
   jump.hidden = false;
 }
 
-async function loadAnalysis() {
+const ASK_AGAIN_MS = 3000;
+const ASK_AGAIN = 10; // a practice game's analysis is queued when asked for: within the half minute
+
+async function loadAnalysis(asked = 0) {
   try {
     found = await get(`/api/games/${id}/analysis/`);
   } catch (err) {
     if (err.code === "analysis_pending") {
       $("analysis-title").textContent = gettext("Where it went wrong");
-      $("analysis-text").textContent = gettext("This game has not been analysed yet.");
+      const waiting = !data.daily && asked < ASK_AGAIN;
+      $("analysis-text").textContent = waiting ? gettext("The solver is analysing this game…") : gettext("This game has not been analysed yet.");
       $("analysis").hidden = false;
+      if (waiting) setTimeout(() => loadAnalysis(asked + 1), ASK_AGAIN_MS);
     }
     return; // a game going on, or a daily whose day runs: nothing to say
   }
