@@ -127,3 +127,32 @@ def test_a_win_shows_its_line_against_par(new_page):
     assert page.inner_text("#analysis-title") == "Your line against par"
     # A numbered deal outside the practice pool: no par known for it.
     assert page.inner_text("#analysis-text") == "No par is known for this deal."
+
+
+def test_easy_harp_says_what_the_player_could_see(new_page):
+    """A game that hides cards: the panel counts what the player could not see,
+    and its button shows every card (the viewer's own "Show hidden cards")."""
+    harp = "EH1-N-AAAAAAV"  # the quickest Easy Harp deal for the solver (test_postmortem.HARP)
+    page = new_page(width=1280, height=800)
+    sign_up(page)
+    line = [a.to_json() for a in solve(new_game(harp), nodes=20_000).line]
+    attempt = api(page, "POST", "/api/games/", {"code": harp})["id"]
+    post_actions(page, attempt, 0, line[:30])
+    api(page, "POST", f"/api/games/{attempt}/resign/")
+    open_replay(page, attempt)
+    seen = api(page, "GET", f"/api/games/{attempt}/analysis/")["lost"]["seen"]
+    assert page.inner_text("#analysis-text") == "The game could still be won when it ended."
+    said = page.inner_text("#analysis-seen")
+    assert said == (
+        "The solver knows every card; you could see all but"
+        f" {seen['face_down']} cards face down and {seen['stock']} cards in the stock."
+    ), said
+    down = '#board .pile[data-pile^="t"] .card[data-card="down"]'
+    page.click("#analysis-line")  # the line from the end: hidden cards stay hidden
+    assert page.get_attribute("#analysis-reveal", "aria-pressed") == "false"
+    page.wait_for_selector(down)
+    page.click("#analysis-reveal")
+    assert page.get_attribute("#analysis-reveal", "aria-pressed") == "true"
+    assert page.is_checked("#replay-reveal")
+    page.wait_for_function(f"() => !document.querySelector('{down}')")
+    screenshot(page, "replay-analysis-easy-harp")
