@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from games.engine import new_game, solve
-from tests.games.engine.test_postmortem import WON, losing_game
+from tests.games.engine.test_postmortem import WON, losing_game, some_moves
 from tests.support.browser import api, board_piles, post_actions, screenshot, sign_up
 
 K = 5
@@ -156,3 +156,18 @@ def test_easy_harp_says_what_the_player_could_see(new_page):
     assert page.is_checked("#replay-reveal")
     page.wait_for_function(f"() => !document.querySelector('{down}')")
     screenshot(page, "replay-analysis-easy-harp")
+
+
+def test_a_deal_lost_from_its_start_says_so(new_page):
+    lost = "SH1-C1-AAAAAAC"  # proven lost from its start (test_postmortem.LOST)
+    page = new_page(width=1280, height=800)
+    sign_up(page)
+    attempt = api(page, "POST", "/api/games/", {"code": lost})["id"]
+    post_actions(page, attempt, 0, [m.to_json() for m in some_moves(new_game(lost), 3)])
+    api(page, "POST", f"/api/games/{attempt}/resign/")
+    open_replay(page, attempt)
+    assert page.inner_text("#analysis-text") == (
+        "This deal could not be won from its start: no move lost it."
+    )
+    assert page.is_hidden("#analysis-jump") and page.is_hidden("#analysis-line")
+    assert page.locator("#replay-moves button.losing").count() == 0
