@@ -75,6 +75,12 @@ bench-cost: $(VENV)/.installed
 bench-solver: $(VENV)/.installed
 	$(PY) bench/solver.py
 
+## bench-postmortem: where it went wrong (issue 27): a week of daily deals, lost lines of
+## simple play, analysed with the production limits: seconds, probes, settled
+.PHONY: bench-postmortem
+bench-postmortem: $(VENV)/.installed
+	$(PY) bench/postmortem.py
+
 ## bench-log: bytes per action, per game and per day of the action log (PostgreSQL)
 bench-log: $(VENV)/.installed
 	$(PY) bench/action_log_size.py

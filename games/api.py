@@ -26,6 +26,7 @@ from kit.api import (
 )
 from kit.http import ApiError
 
+from .analysis import attempt_analysis_json
 from .dailies import utc_today
 from .device import device_id
 from .fairplay import client_address
@@ -40,6 +41,7 @@ from .selectors import (
     replay_json,
 )
 from .services import ActionRefused, attempt_apply_action, attempt_resign, attempt_start
+from .tasks import queue_analysis
 
 # --- shapes, for input checks and the OpenAPI document -------------------------
 
@@ -385,3 +387,64 @@ class LiveView(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(live_games(viewer=request.user))
+
+
+class AnalysisSerializer(serializers.Serializer):  # documentation of attempt_analysis_json
+    id = serializers.IntegerField()
+    won = serializers.BooleanField()
+    settled = serializers.BooleanField(
+        help_text="the answer is proven (false: the solver could not settle it in time)"
+    )
+    probes = serializers.IntegerField(help_text="solver calls made")
+    seconds = serializers.FloatField(help_text="time the search took")
+    length = serializers.IntegerField(help_text="actions on the line the game stood on")
+    computed_at = serializers.DateTimeField()
+    lost = inline_serializer(
+        "AnalysisLost",
+        {
+            "index": serializers.IntegerField(
+                allow_null=True, help_text="last position proven winnable (actions on the line)"
+            ),
+            "seq": serializers.IntegerField(
+                allow_null=True, help_text="seq of the losing action in the replay's log"
+            ),
+            "losing": serializers.JSONField(allow_null=True),
+            "from_start": serializers.BooleanField(help_text="the deal was lost from its start"),
+            "still_winnable": serializers.BooleanField(help_text="it ended on a winnable position"),
+            "before": serializers.JSONField(
+                allow_null=True, help_text="State JSON, full view, of the position before it"
+            ),
+            "seen": serializers.JSONField(
+                allow_null=True,
+                help_text="{view, face_down, stock}: what the player could see there, when"
+                " cards were hidden (Easy Harp)",
+            ),
+            "continuation": serializers.ListField(child=serializers.JSONField()),
+            "positions": serializers.ListField(
+                child=serializers.JSONField(), help_text="full view after each continuation step"
+            ),
+        },
+        allow_null=True,
+    )
+    par = inline_serializer(
+        "AnalysisPar",
+        {
+            "par": serializers.IntegerField(allow_null=True),
+            "over_par": serializers.IntegerField(allow_null=True),
+            "seq": serializers.IntegerField(
+                allow_null=True, help_text="seq of the first action off the par line"
+            ),
+        },
+        allow_null=True,
+    )
+
+
+class AnalysisView(APIView):
+    @extend_schema(
+        responses={200: AnalysisSerializer, **ERRORS, 410: ERROR},
+        summary="A finished game's post-mortem: where it went wrong, or its line against par",
+    )
+    def get(self, request: Request, attempt_id: int) -> Response:
+        return Response(
+            attempt_analysis_json(attempt_id=attempt_id, viewer=request.user, queue=queue_analysis)
+        )

@@ -256,3 +256,41 @@ class ReviewDecision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.decision} #{self.review.attempt_id} by {self.staff_username}"
+
+
+class Analysis(models.Model):
+    """What the post-mortem found for one finished game (issue 27, "Where it went
+    wrong"; ``games/analysis.py``). Computed once its deal no longer matters —
+    a daily's after its day, a public numbered deal when the game ends — and
+    never changed after: the same line gets the same answer.
+
+    A game not won: the line is the actions that still stand at its end (an
+    undone action is off it); ``index`` is the last position of it the solver
+    proved winnable, ``seq`` the log's seq of the action played from there (the
+    losing one, as the replay viewer numbers it), ``continuation`` the solver's
+    winning line from ``index``. A won game: ``over_par`` and, for a daily (its
+    ``proof`` is the par line), ``seq`` where the line parted from it."""
+
+    attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="analysis")
+    index = models.PositiveIntegerField(
+        null=True, blank=True, help_text="last position proven winnable: actions on the line"
+    )
+    seq = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="log seq of the losing action (lost) or of the first off the par line (won)",
+    )
+    losing = models.JSONField(null=True, blank=True, help_text="the action that lost the deal")
+    continuation = models.JSONField(
+        default=list, blank=True, help_text="the solver's winning line from position index"
+    )
+    settled = models.BooleanField(default=True, help_text="false: the search ran out of time")
+    probes = models.PositiveIntegerField(default=0, help_text="solver calls made")
+    length = models.PositiveIntegerField(default=0, help_text="actions on the standing line")
+    par = models.PositiveIntegerField(null=True, blank=True, help_text="the par line's length")
+    over_par = models.IntegerField(null=True, blank=True, help_text="a win's moves minus par")
+    seconds = models.FloatField(default=0.0, help_text="time the search took")
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"analysis of #{self.attempt_id}"

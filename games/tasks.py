@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games.engine import ALL_VARIANTS
 
-from . import afterday, dailies, fairplay, partitions, practice, services, signals
+from . import afterday, analysis, dailies, fairplay, partitions, practice, services, signals
 from .events import after_commit
 from .models import Attempt
 
@@ -190,9 +190,46 @@ def after_the_day() -> int:
     day closed in the last week; each job is idempotent and returns at once
     for a day it has done. Returns how many days."""
     days = afterday.days_closed()
-    for daily in days:  # noqa: B007  (until the pieces below land)
-        pass  # each piece of issue 27 queues its job of ``daily.pk`` here
+    for daily in days:
+        analyse_day.delay(daily.pk)
     return len(days)
+
+
+@shared_task
+def analyse_day(daily_id: int) -> int:
+    """Queue the post-mortem of each finished game of a closed day not analysed
+    yet (``analysis.day_attempts_to_analyse``: none while the day runs), one task
+    a game: each within ``analysis.ANALYSIS_SECONDS`` of search, well under the
+    time limit. Returns how many were queued."""
+    pending = analysis.day_attempts_to_analyse(daily_id=daily_id)
+    for attempt_id in pending:
+        analyse_attempt.delay(attempt_id)
+    return len(pending)
+
+
+ANALYSIS_PENDING_S = 120
+"""At most this long one queued analysis keeps others of its game off the queue
+(a lost message must not silence it for good)."""
+
+
+def queue_analysis(attempt_id: int) -> None:
+    """Queue the analysis of a game asked for (``analysis.analysed_on_demand``),
+    coalesced: at most one pending per game (a key in the shared cache), however
+    often its page asks. A broker or cache that does not answer is a warning:
+    the page asks again."""
+    try:
+        if cache.add(f"analysis-pending:{attempt_id}", 1, timeout=ANALYSIS_PENDING_S):
+            analyse_attempt.delay(attempt_id)
+    except Exception:
+        log.warning("analysis of %s not queued: the broker did not answer", attempt_id)
+
+
+@shared_task(**DATABASE_RETRY)
+def analyse_attempt(attempt_id: int) -> bool:
+    """Where one finished game went wrong (``analysis.attempt_analyse``):
+    whether an analysis is stored (False: a game whose cards a running daily
+    deals, one going on, or archived)."""
+    return analysis.attempt_analyse(attempt_id=attempt_id) is not None
 
 
 # --- what the services ask for (games/signals.py) -----------------------------------------

@@ -6,6 +6,7 @@ import kit.api  # noqa: F401  (registers the game_id path converter)
 
 from .api import (
     ActionsView,
+    AnalysisView,
     DailyDayView,
     DailyView,
     GamesView,
@@ -30,4 +31,5 @@ urlpatterns = [
         LastWinnableView.as_view(),
         name="game-last-winnable",
     ),
+    path("games/<game_id:attempt_id>/analysis/", AnalysisView.as_view(), name="game-analysis"),
 ]

@@ -5,6 +5,13 @@
 // and ?move=K step through every logged action (K = after the K-th); "Move k of
 // n" counts as the game's move counter does: k and n are the `moves` of the
 // position shown and of the last one, the server's figures (an undo adds nothing).
+//
+// Where it went wrong (issue 27): once the game's day is over, GET
+// /api/games/{id}/analysis/ names the move after which the deal could no longer
+// be won (its seq: the entry after position seq), the solver's winning line from
+// the position before it and the full view after each of its steps, or for a
+// win its moves over par and where it left the par line. The panel phrases
+// that data; the board plays the server's views (the client has no rules).
 
 import { announce, fmt, formatMs, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
@@ -31,8 +38,11 @@ let data = null;
 let k = 0;
 let speed = 1;
 let timer = null;
+let found = null; // the analysis, once the server has one
+let line = null; // the winning line being shown: { timer, step }
 
 function show(next, { announceIt = true } = {}) {
+  stopLine();
   const n = data.actions.length;
   k = Math.max(0, Math.min(n, next));
   board.setView(data.positions[k]);
@@ -74,6 +84,159 @@ function setSpeed(next) {
   document.querySelectorAll("#replay-speed [data-speed]").forEach((b) => b.setAttribute("aria-checked", String(Number(b.dataset.speed) === speed)));
   if (timer) play();
   announce(fmt(gettext("Speed %(speed)s×"), { speed }));
+}
+
+// --- where it went wrong ------------------------------------------------------------
+
+/** The logged action ``seq`` by the move counter after it: "Move 12 (seven of hearts: column 3 → cell 1)". */
+function moveName(seq) {
+  return fmt(gettext("Move %(k)s (%(what)s)"), { k: data.positions[seq + 1].moves, what: describe(data.actions[seq], data.positions[seq]) });
+}
+
+/** Mark the move list's entry of ``seq`` (``kind``: "losing" or "parted") and say so to a screen reader. */
+function markEntry(seq, kind, words) {
+  const button = $("replay-moves").querySelector(`button[data-step="${seq + 1}"]`);
+  if (!button) return;
+  button.classList.add(kind);
+  button.setAttribute("aria-label", `${button.getAttribute("aria-label")} — ${words}`);
+}
+
+function stopLine() {
+  if (!line) return;
+  clearInterval(line.timer);
+  line = null;
+  $("analysis-line").disabled = false;
+  $("analysis-back").hidden = true;
+}
+
+/** Play the solver's winning line on the board from the position before the
+ * losing move (the game's end when none lost it), step by step from the views
+ * the server sent; "Back to the game" or any move of the replay ends it. */
+function playLine() {
+  const lost = found.lost;
+  pause();
+  show(lost.seq ?? data.actions.length, { announceIt: false });
+  const views = lost.positions;
+  line = { step: 0, timer: null };
+  $("analysis-line").disabled = true;
+  $("analysis-back").hidden = false;
+  const step = () => {
+    const view = views[line.step];
+    board.setView(view);
+    hud.setStats(view.score, view.moves);
+    line.step += 1;
+    const said = fmt(gettext("Winning line: step %(i)s of %(n)s"), { i: line.step, n: views.length });
+    $("replay-move").textContent = line.step === views.length ? `${said} — ${gettext("won")}` : said;
+    if (line.step === views.length) {
+      clearInterval(line.timer);
+      line.timer = null;
+      $("analysis-line").disabled = false;
+      announce(gettext("The winning line is played: the deal is won."));
+    }
+  };
+  step();
+  if (line && views.length > 1) line.timer = setInterval(step, STEP_MS / speed);
+}
+
+function backToGame() {
+  const back = found.lost?.seq ?? data.actions.length;
+  show(back);
+  $("analysis-back").hidden = true;
+}
+
+/** The panel's words for a game not won. */
+function phraseLost(lost, settled) {
+  const text = $("analysis-text");
+  $("analysis-title").textContent = gettext("Where it went wrong");
+  if (lost.from_start) {
+    text.textContent = gettext("This deal could not be won from its start: no move lost it.");
+    return;
+  }
+  if (lost.index === null) {
+    text.textContent = gettext("The solver could not settle it in time.");
+    return;
+  }
+  if (lost.still_winnable) {
+    text.textContent = gettext("The game could still be won when it ended.");
+  } else {
+    const sentence = fmt(gettext("%(move)s lost the deal; before it, the game could still be won."), { move: moveName(lost.seq) });
+    text.textContent = settled
+      ? sentence
+      : `${fmt(gettext("%(move)s is as far as the solver could check in time; before it, the game could still be won."), { move: moveName(lost.seq) })} ${gettext("The solver could not settle it in time.")}`;
+    markEntry(lost.seq, "losing", settled ? gettext("the move that lost the deal") : gettext("the last move checked"));
+    const jump = $("analysis-jump");
+    jump.textContent = gettext("Go to the position before it");
+    jump.hidden = false;
+  }
+  if (lost.positions.length) $("analysis-line").hidden = false;
+  if (lost.seen) {
+    // Easy Harp: the solver saw every card, the player did not.
+    const down = fmt(ngettext("%(n)s card face down", "%(n)s cards face down", lost.seen.face_down), { n: formatNumber(lost.seen.face_down) });
+    const stock = fmt(ngettext("%(n)s card in the stock", "%(n)s cards in the stock", lost.seen.stock), { n: formatNumber(lost.seen.stock) });
+    $("analysis-seen").textContent = lost.still_winnable
+      ? fmt(gettext("The solver knows every card; you could see all but %(down)s and %(stock)s."), { down, stock })
+      : fmt(gettext("Lost even knowing every card — the solver sees them all. What you could see there: all but %(down)s and %(stock)s."), { down, stock });
+    $("analysis-seen").hidden = false;
+    if ($("replay-reveal")) $("analysis-reveal").hidden = false;
+  }
+}
+
+/** The panel's words for a win. */
+function phraseWon(par) {
+  $("analysis-title").textContent = gettext("Your line against par");
+  const text = $("analysis-text");
+  if (par.par === null) {
+    text.textContent = gettext("No par is known for this deal.");
+    return;
+  }
+  const n = Math.abs(par.over_par);
+  const counted =
+    par.over_par === 0
+      ? fmt(gettext("At par: %(par)s moves."), { par: formatNumber(par.par) })
+      : par.over_par > 0
+        ? fmt(ngettext("%(n)s move over par (par %(par)s).", "%(n)s moves over par (par %(par)s).", n), { n: formatNumber(n), par: formatNumber(par.par) })
+        : fmt(ngettext("%(n)s move under par (par %(par)s).", "%(n)s moves under par (par %(par)s).", n), { n: formatNumber(n), par: formatNumber(par.par) });
+  if (par.seq === null) {
+    text.textContent = counted;
+    return;
+  }
+  text.textContent = `${counted} ${fmt(gettext("Your line left the par line at %(move)s."), { move: moveName(par.seq) })}`;
+  markEntry(par.seq, "parted", gettext("where the line left the par line"));
+  const jump = $("analysis-jump");
+  jump.textContent = gettext("Go to where it parted");
+  jump.hidden = false;
+}
+
+const ASK_AGAIN_MS = 3000;
+const ASK_AGAIN = 10; // a practice game's analysis is queued when asked for: within the half minute
+
+async function loadAnalysis(asked = 0) {
+  try {
+    found = await get(`/api/games/${id}/analysis/`);
+  } catch (err) {
+    if (err.code === "analysis_pending") {
+      $("analysis-title").textContent = gettext("Where it went wrong");
+      const waiting = !data.daily && asked < ASK_AGAIN;
+      $("analysis-text").textContent = waiting ? gettext("The solver is analysing this game…") : gettext("This game has not been analysed yet.");
+      $("analysis").hidden = false;
+      if (waiting) setTimeout(() => loadAnalysis(asked + 1), ASK_AGAIN_MS);
+    }
+    return; // a game going on, or a daily whose day runs: nothing to say
+  }
+  if (found.won) phraseWon(found.par);
+  else phraseLost(found.lost, found.settled);
+  $("analysis").hidden = false;
+  const target = found.won ? found.par.seq : found.lost.seq;
+  control("analysis-jump", () => (pause(), show(target)));
+  control("analysis-line", playLine);
+  control("analysis-back", backToGame);
+  $("analysis-reveal").addEventListener("click", () => {
+    const box = $("replay-reveal");
+    box.checked = !box.checked;
+    box.dispatchEvent(new Event("change"));
+    $("analysis-reveal").setAttribute("aria-pressed", String(box.checked));
+  });
+  $("replay-reveal")?.addEventListener("change", (e) => $("analysis-reveal").setAttribute("aria-pressed", String(e.target.checked)));
 }
 
 /** After a click on a control, the keys go to the board again. */
@@ -160,6 +323,7 @@ try {
   const start = Number(new URLSearchParams(location.search).get("move"));
   show(Number.isFinite(start) ? start : 0, { announceIt: false });
   wrap.focus({ preventScroll: true });
+  await loadAnalysis();
 } catch (err) {
   if (err.code === "spoiler") {
     // A daily whose day runs: the server says who may see it and when (PRODUCT.md, anti-cheat).

@@ -1,0 +1,173 @@
+"""Where it went wrong (issue 27, deliverable 1) in the replay viewer, in real
+Chromium: a lost practice game on a public numbered deal (analysed as it ends:
+the server runs its tasks in-process) shows the panel, its losing move marked
+in the move list; the jump lands on the position before it; the winning line
+plays on the board to a won deal, and "Back to the game" returns. Also on a
+phone, and from the keyboard; and a win shows its line against par.
+
+The game is built so that the losing move is known
+(``tests/games/engine/test_postmortem.py``): the solver's line for a few moves, a
+move after which the deal is proven lost, then a few more; the losing move is
+played, undone and played again, so the seq the panel names is not its index
+on the line.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from games.engine import new_game, solve
+from tests.games.engine.test_postmortem import WON, losing_game, some_moves
+from tests.support.browser import api, board_piles, post_actions, screenshot, sign_up
+
+K = 5
+
+
+def lost_game(page: Any) -> tuple[int, list[dict[str, Any]]]:
+    """The constructed lost game, played from the page and resigned: its id and
+    the actions sent (the losing one at seq K and again at K + 2)."""
+    played, _ = losing_game(K)
+    sent = [a.to_json() for a in played]
+    sent = [*sent[: K + 1], {"type": "undo"}, *sent[K:]]
+    attempt = api(page, "POST", "/api/games/", {"code": WON})["id"]
+    post_actions(page, attempt, 0, sent)
+    api(page, "POST", f"/api/games/{attempt}/resign/")
+    return attempt, sent
+
+
+def position(actions: list[dict[str, Any]]) -> dict[str, list[str | None]]:
+    game = new_game(WON)
+    for action in actions:
+        game.apply_json(action)
+    return game.view(full=True)["piles"]
+
+
+def wait_board(page: Any, piles: dict[str, list[str | None]]) -> None:
+    deadline = time.monotonic() + 5
+    while board_piles(page) != piles and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert board_piles(page) == piles
+
+
+def open_replay(page: Any, attempt: int) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"/replay/{attempt}/")
+    page.wait_for_selector("#analysis:not([hidden])")
+    assert not errors, errors
+
+
+def test_a_lost_game_shows_where_it_went_wrong_and_plays_the_winning_line(new_page):
+    page = new_page(width=1280, height=800)
+    sign_up(page)
+    attempt, sent = lost_game(page)
+    analysis = api(page, "GET", f"/api/games/{attempt}/analysis/")
+    assert analysis["lost"]["seq"] == K + 2 and analysis["settled"] is True
+    open_replay(page, attempt)
+
+    assert page.inner_text("#analysis-title") == "Where it went wrong"
+    text = page.inner_text("#analysis-text")
+    # Move K + 2 by the move counter: the undone losing move counted too (RULES.md C5).
+    assert text.startswith(f"Move {K + 2} (") and "lost the deal" in text, text
+    losing = page.locator("#replay-moves button.losing")
+    assert losing.count() == 1 and losing.get_attribute("data-step") == str(K + 3)
+    assert "the move that lost the deal" in losing.get_attribute("aria-label")
+
+    # The jump lands on the position before the losing move: ?move=K+2.
+    page.click("#analysis-jump")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('move') === '7'")
+    wait_board(page, position(sent[: K + 2]))
+    screenshot(page, "replay-analysis-jump")
+
+    # The winning line plays on the board to a won deal, then back to the game.
+    page.click('#replay-speed [data-speed="4"]')
+    page.click("#analysis-line")
+    page.wait_for_function(
+        "() => document.querySelector('#replay-move').textContent.endsWith('won')",
+        timeout=60_000,
+    )
+    # Every card on the foundations: the deal is won.
+    piles = board_piles(page)
+    assert all(len(c) == 13 for p, c in piles.items() if p[0] == "f"), piles
+    assert not any(c for p, c in piles.items() if p[0] in "tc"), piles
+    screenshot(page, "replay-analysis-won-line")
+    assert page.is_visible("#analysis-back")
+    page.click("#analysis-back")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('move') === '7'")
+    wait_board(page, position(sent[: K + 2]))
+    assert page.is_hidden("#analysis-back")
+
+
+def test_the_panel_works_from_the_keyboard_and_on_a_phone(new_page):
+    page = new_page(width=390, height=844)
+    sign_up(page)
+    attempt, sent = lost_game(page)
+    open_replay(page, attempt)
+    assert page.is_visible("#analysis-jump") and page.is_visible("#analysis-line")
+    box = page.locator("#analysis").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 844 + 1, box  # on the screen
+    page.focus("#analysis-jump")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('move') === '7'")
+    wait_board(page, position(sent[: K + 2]))
+    # The keys go back to the board: → steps to the losing move itself.
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => new URL(location.href).searchParams.get('move') === '8'")
+    screenshot(page, "replay-analysis-phone")
+
+
+def test_a_win_shows_its_line_against_par(new_page):
+    page = new_page(width=1280, height=800)
+    sign_up(page)
+    attempt = api(page, "POST", "/api/games/", {"code": WON})["id"]
+    line = [a.to_json() for a in solve(new_game(WON)).line]
+    post_actions(page, attempt, 0, line)
+    open_replay(page, attempt)
+    assert page.inner_text("#analysis-title") == "Your line against par"
+    # A numbered deal outside the practice pool: no par known for it.
+    assert page.inner_text("#analysis-text") == "No par is known for this deal."
+
+
+def test_easy_harp_says_what_the_player_could_see(new_page):
+    """A game that hides cards: the panel counts what the player could not see,
+    and its button shows every card (the viewer's own "Show hidden cards")."""
+    harp = "EH1-N-AAAAAAV"  # the quickest Easy Harp deal for the solver (test_postmortem.HARP)
+    page = new_page(width=1280, height=800)
+    sign_up(page)
+    line = [a.to_json() for a in solve(new_game(harp), nodes=20_000).line]
+    attempt = api(page, "POST", "/api/games/", {"code": harp})["id"]
+    post_actions(page, attempt, 0, line[:30])
+    api(page, "POST", f"/api/games/{attempt}/resign/")
+    open_replay(page, attempt)
+    seen = api(page, "GET", f"/api/games/{attempt}/analysis/")["lost"]["seen"]
+    assert page.inner_text("#analysis-text") == "The game could still be won when it ended."
+    said = page.inner_text("#analysis-seen")
+    assert said == (
+        "The solver knows every card; you could see all but"
+        f" {seen['face_down']} cards face down and {seen['stock']} cards in the stock."
+    ), said
+    down = '#board .pile[data-pile^="t"] .card[data-card="down"]'
+    page.click("#analysis-line")  # the line from the end: hidden cards stay hidden
+    assert page.get_attribute("#analysis-reveal", "aria-pressed") == "false"
+    page.wait_for_selector(down)
+    page.click("#analysis-reveal")
+    assert page.get_attribute("#analysis-reveal", "aria-pressed") == "true"
+    assert page.is_checked("#replay-reveal")
+    page.wait_for_function(f"() => !document.querySelector('{down}')")
+    screenshot(page, "replay-analysis-easy-harp")
+
+
+def test_a_deal_lost_from_its_start_says_so(new_page):
+    lost = "SH1-C1-AAAAAAC"  # proven lost from its start (test_postmortem.LOST)
+    page = new_page(width=1280, height=800)
+    sign_up(page)
+    attempt = api(page, "POST", "/api/games/", {"code": lost})["id"]
+    post_actions(page, attempt, 0, [m.to_json() for m in some_moves(new_game(lost), 3)])
+    api(page, "POST", f"/api/games/{attempt}/resign/")
+    open_replay(page, attempt)
+    assert page.inner_text("#analysis-text") == (
+        "This deal could not be won from its start: no move lost it."
+    )
+    assert page.is_hidden("#analysis-jump") and page.is_hidden("#analysis-line")
+    assert page.locator("#replay-moves button.losing").count() == 0
