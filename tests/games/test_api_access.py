@@ -382,6 +382,13 @@ ENDPOINTS: dict[str, Endpoint] = {
     "last_winnable": Endpoint(
         "GET /api/games/{id}/last-winnable/", lambda c: c.client.get(c.game + "last-winnable/")
     ),
+    "analysis": Endpoint(
+        "GET /api/games/{id}/analysis/", lambda c: c.client.get(c.game + "analysis/")
+    ),
+    "would_rank": Endpoint(
+        "GET /api/leaderboard/would-rank/{id}/",
+        lambda c: c.client.get(f"/api/leaderboard/would-rank/{c.subject.id}/"),
+    ),
     "ws_game": Endpoint(
         "/ws/games/{id}/ (then an action far ahead)",
         socket(lambda c: f"/ws/games/{c.subject.id}/", GAME_PROBE),
@@ -576,6 +583,9 @@ RUNNING = Refused(409, "not_finished")  # "a replay is available once the game i
 OVER = Refused(409, "finished")  # a finished game takes no action and no resignation
 NOT_LOST = Refused(409, "not_lost")  # last-winnable: the position can still be won
 HIDDEN = Refused(409, "hidden_cards")  # last-winnable: never on a view that hides cards
+PENDING = Refused(409, "analysis_pending")  # analysis: queued, not computed yet
+RANKED = Refused(400, "ranked")  # would-rank: a ranked game's rank is on its board
+NO_DAILY = Refused(404, "no_daily")  # would-rank: not a past daily's deal
 PAGE, LOGIN = Page(), ToLogin()
 PLAYER, WATCHER, SUBSCRIBED = Ws("player"), Ws("spectator"), Ws("subscribed")
 WS_401, WS_403, WS_404 = Closed(4401), Closed(4403, "spoiler"), Closed(4404, "not_found")
@@ -677,6 +687,26 @@ TABLE = [
     ("last_winnable", PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, OVER),
     ("last_winnable", D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, HIDDEN),
     ("last_winnable", MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
+    # Where it went wrong (issue 27): the replay's rule, and never while a daily
+    # dealing its cards runs — not even to its winner; a day over is analysed by
+    # the after-the-day job (not run here), a numbered deal when first asked (here
+    # at once: tasks run in-process).
+    ("analysis",      D_PLAY,   SIGN_IN,   SPOILER,   SPOILER,   SPOILER,   SPOILER),
+    ("analysis",      D_DONE,   SIGN_IN,   SPOILER,   SPOILER,   SPOILER,   SPOILER),
+    ("analysis",      P_PLAY,   SIGN_IN,   RUNNING,   RUNNING,   RUNNING,   RUNNING),
+    ("analysis",      P_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
+    ("analysis",      PAST,     SIGN_IN,   PENDING,   PENDING,   PENDING,   PENDING),
+    ("analysis",      D_PRACT,  SIGN_IN,   SPOILER,   SPOILER,   SPOILER,   SPOILER),
+    ("analysis",      MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
+    # Where a practice of a past daily would have ranked (issue 27): the player's own
+    # finished practice only; nothing of a running daily's board.
+    ("would_rank",    D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, RANKED),
+    ("would_rank",    D_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, RANKED),
+    ("would_rank",    P_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, RUNNING),
+    ("would_rank",    P_DONE,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, NO_DAILY),
+    ("would_rank",    PAST,     SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, RANKED),
+    ("would_rank",    D_PRACT,  SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, RUNNING),
+    ("would_rank",    MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # Not about a game.
     ("me",            NONE,     OK,        OK,        OK,        OK,        OK),
     # A visitor becomes a guest (issue 24); a signed-in session is left as it is.
