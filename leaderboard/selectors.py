@@ -1,6 +1,6 @@
-"""Daily rankings (RULES.md C11) and player records: the one module that decides
-which results count and in which order they rank (the live board, ``realtime.py``,
-reads them from here)."""
+"""Daily rankings (RULES.md C11) and player records: the boards and records of
+the results that count, in their order (``games/ranking.py`` defines both; the
+live board, ``realtime.py``, reads the boards from here)."""
 
 from __future__ import annotations
 
@@ -8,48 +8,18 @@ import datetime as dt
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, QuerySet, Window
-from django.db.models.functions import Rank
+from django.db.models import QuerySet
 
 from accounts.models import User
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, parse_variant
 from games.models import Attempt, DailyDeal
+from games.ranking import counted as _counted
+from games.ranking import ranked_attempts
 from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
 from kit.errors import Invalid, NotFound
 
 PAGE_SIZE = 50
-
-# Won before not won, then higher score, shorter time, fewer moves, earlier finish (C11).
-RANKING = (
-    F("won").desc(),
-    F("score").desc(),
-    F("elapsed_ms").asc(),
-    F("moves").asc(),
-    F("finished_at").asc(),
-)
-
-
-def _counted(**where: Any) -> QuerySet[Attempt]:
-    """Ranked results that count, on the board and in a record: finished, not
-    disqualified by staff (games/fairplay.py), not failed by the replay check
-    (pending ones count, marked), and an account's — a guest's result counts once
-    an account claims it (issue 24)."""
-    return (
-        Attempt.objects.filter(ranked=True, disqualified=False, player__is_guest=False, **where)
-        .exclude(status=Attempt.Status.PLAYING)
-        .exclude(verified=False)
-    )
-
-
-def ranked_attempts(*, daily: DailyDeal) -> QuerySet[Attempt]:
-    """The results of one daily deal that count (``_counted``) with their ``rank``."""
-    return (
-        _counted(daily=daily)
-        .select_related("player")
-        .annotate(rank=Window(Rank(), order_by=RANKING))
-        .order_by(*RANKING, "pk")
-    )
 
 
 def viewer_row(attempts: QuerySet[Attempt], *, player_id: int) -> Attempt | None:
