@@ -28,7 +28,7 @@ from kit.api import (
 from kit.http import ApiError
 
 from .dailies import utc_today
-from .dayfile import day_results_filename, day_results_get
+from .dayfile import day_results_get
 from .device import device_id
 from .fairplay import client_address
 from .metrics import ActionMeter
@@ -195,6 +195,7 @@ class DailySerializer(serializers.Serializer):
                     "sha256": serializers.CharField(help_text="SHA-256 (hex) of the file"),
                     "count": serializers.IntegerField(help_text="results in the file"),
                     "built_at": serializers.DateTimeField(),
+                    "file": serializers.CharField(help_text="the name it downloads under"),
                 },
                 required=False,
                 allow_null=True,
@@ -276,7 +277,7 @@ class DayResultsView(APIView):
     def get(self, request: Request, date: str, variant: str) -> HttpResponse:
         results, data = day_results_get(date=parse_date(date), variant=variant)
         response = HttpResponse(data, content_type="application/jsonl")
-        response["Content-Disposition"] = f'attachment; filename="{day_results_filename(results)}"'
+        response["Content-Disposition"] = f'attachment; filename="{results.filename}"'
         response["ETag"] = f'"{results.sha256}"'
         digest = base64.b64encode(bytes.fromhex(results.sha256)).decode("ascii")
         response["Repr-Digest"] = f"sha-256=:{digest}:"

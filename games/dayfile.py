@@ -154,8 +154,3 @@ def day_results_get(*, date: dt.date, variant: str) -> tuple[DayResults, bytes]:
             " the day's last games close.",
         )
     return results, gzip.decompress(results.data)
-
-
-def day_results_filename(results: DayResults) -> str:
-    daily = results.daily
-    return f"patience-daily-{daily.date.isoformat()}-{daily.variant}.jsonl"

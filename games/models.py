@@ -274,3 +274,8 @@ class DayResults(models.Model):
 
     def __str__(self) -> str:
         return f"results of {self.daily}"
+
+    @property
+    def filename(self) -> str:
+        """The name it is downloaded under, and the commands on the day page use."""
+        return f"patience-daily-{self.daily.date.isoformat()}-{self.daily.variant}.jsonl"

@@ -136,8 +136,9 @@ def verify_day(path: str, stdin: TextIO, stdout: TextIO) -> int:
     if problems:
         print(f"{what}: {len(problems)} problem(s) in {count} result(s)", file=stdout)
         return EXIT_REFUSED
+    holds = "all 1 result holds" if count == 1 else f"all {count} results hold"
     print(
-        f"{what}: all {count} results hold (code matches the commitment,"
+        f"{what}: {holds} (the code matches the commitment,"
         " every line replays to its score, moves and rank)",
         file=stdout,
     )

@@ -140,6 +140,7 @@ def test_the_closed_day_file_is_the_board_and_verify_day_passes(
         "sha256": stored.sha256,
         "count": 4,
         "built_at": stored.built_at.isoformat().replace("+00:00", "Z"),
+        "file": f"patience-daily-{date}-{VARIANT}.jsonl",
     }
 
     # Exactly the leaderboard's rows, in its order, each with its replay's actions.
