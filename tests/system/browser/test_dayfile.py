@@ -3,8 +3,9 @@ of a closed day shows the SHA-256 of its results file; the file downloaded from
 the page hashes to it, and ``python -m games.engine verify-day`` run on it says
 every result holds.
 
-Yesterday's games are played on the server through the game services — the
-real action path — with Django's clock set to yesterday noon while they play
+The day's games (two days ago, a day of this test's own) are played on the
+server through the game services — the real action path — with Django's
+clock set to that day's noon while they play
 (as ``tests/support/fairplay.Clock`` does in process), then the after-the-day
 job builds the file; today's page has no such block.
 """
@@ -19,21 +20,29 @@ from pathlib import Path
 
 from tests.support.browser import ROOT, screenshot
 
-PLAY_YESTERDAY = """
+DAYS_AGO = 2
+"""A day of this test's own: the conftest's yesterday has other tests' results
+(some stored without their actions, which verify-day rightly refuses)."""
+
+PLAY_THE_DAY = (
+    f"DAYS_AGO = {DAYS_AGO}\n"
+    + """
 import datetime as dt, secrets
 from unittest import mock
 from django.utils import timezone
 from accounts.models import User
-from games.dailies import utc_today
+from games.dailies import Effort, daily_deal_prepare, utc_today
 from games.engine import new_game
 from games.models import Attempt, DailyDeal, DayResults
 from games.services import attempt_apply_action, attempt_resign, attempt_start
 from games.tasks import build_day_results
 
 real_now = timezone.now
-yesterday = utc_today() - dt.timedelta(days=1)
-daily = DailyDeal.objects.get(date=yesterday, variant="SH1-C4")
-noon = dt.datetime.combine(yesterday, dt.time(12), tzinfo=dt.UTC)
+day = utc_today() - dt.timedelta(days=DAYS_AGO)
+easy = Effort(nodes=100_000, candidates=20, seconds=60)
+daily = daily_deal_prepare(date=day, variant="SH1-C4", effort=easy)
+daily_deal_prepare(date=day, variant="SH1-C1", effort=Effort(nodes=50, candidates=1, seconds=5))
+noon = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
 started = real_now()
 players = []
 first = next(iter(new_game(daily.deal.code).legal_moves)).to_json()
@@ -54,6 +63,7 @@ build_day_results.delay(daily.pk)
 built = DayResults.objects.get(daily=daily)
 result = {"sha256": built.sha256, "count": built.count, "players": players}
 """
+)
 
 
 def verify_day(path: Path) -> subprocess.CompletedProcess[str]:
@@ -69,13 +79,13 @@ def verify_day(path: Path) -> subprocess.CompletedProcess[str]:
 def test_a_closed_days_page_offers_its_results_file_and_the_command_passes(
     new_page, server, tmp_path
 ):
-    built = server.python(PLAY_YESTERDAY)
+    built = server.python(PLAY_THE_DAY)
     assert built["count"] == 2
-    yesterday = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
-    file = f"patience-daily-{yesterday}-SH1-C4.jsonl"
+    day = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=DAYS_AGO)).isoformat()
+    file = f"patience-daily-{day}-SH1-C4.jsonl"
 
     page = new_page()
-    page.goto(f"/daily/{yesterday}/")
+    page.goto(f"/daily/{day}/")
     page.wait_for_selector("#day-deals[aria-busy=false]")
     block = page.locator('.day-deal[data-variant="SH1-C4"] .day-results')
     assert block.get_attribute("data-built") == "true"
@@ -108,7 +118,7 @@ def test_a_closed_days_page_offers_its_results_file_and_the_command_passes(
     assert "within the hour" in pending.inner_text()
     # On a phone the 64 hex digits wrap: the page stays as wide as the screen.
     phone = new_page(width=375, height=740)
-    phone.goto(f"/daily/{yesterday}/")
+    phone.goto(f"/daily/{day}/")
     phone.wait_for_selector("#day-deals[aria-busy=false]")
     assert phone.evaluate("() => document.documentElement.scrollWidth") <= 375
 
