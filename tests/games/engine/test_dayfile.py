@@ -208,3 +208,13 @@ def test_a_broken_result_line_is_named_not_a_crash(tmp_path):
     status, out = verify(b"\n".join(data), tmp_path)
     assert status == 1
     assert "line 3: rank 2, bob: fields missing: actions" in out
+
+
+def test_a_name_beyond_ascii_is_escaped_and_the_file_read_from_stdin():
+    results = the_day()
+    results[0]["player"] = "Zoë"
+    data = write(results)
+    assert data.isascii() and b"Zo\\u00eb" in data
+    out = io.StringIO()
+    assert main(["verify-day", "-"], stdin=io.StringIO(data.decode()), stdout=out) == 0
+    assert "all 3 results hold" in out.getvalue()
