@@ -30,6 +30,7 @@ from games.engine import parse_variant
 from games.engine.dayfile import write_day
 from kit.errors import Conflict, Forbidden, NotFound
 
+from . import afterday
 from .dailies import day_over, utc_today
 from .models import Action, Attempt, DailyDeal, DayResults
 from .ranking import ranked_attempts
@@ -137,7 +138,8 @@ def day_results_build(*, daily_id: int, rebuild: bool = False) -> DayResults | N
 def day_results_get(*, date: dt.date, variant: str) -> tuple[DayResults, bytes]:
     """The stored file of one closed day and its plain bytes. Refused while the
     day runs (403, to everyone: it holds the code), for a day or variant that
-    had no daily (404), and while it is not built yet (409)."""
+    had no daily (404), while it is not built yet (409), and for a day older
+    than the after-the-day job looks back that never had one (404)."""
     variant = parse_variant(variant).id
     if date > utc_today():
         raise NotFound("no_daily", f"The daily deals of {date} are not published yet.")
@@ -147,10 +149,16 @@ def day_results_get(*, date: dt.date, variant: str) -> tuple[DayResults, bytes]:
     if daily is None:
         raise NotFound("no_daily", f"There was no {variant} daily deal on {date}.")
     results = DayResults.objects.filter(daily=daily).select_related("daily").first()
-    if results is None:
+    if results is None and date >= utc_today() - afterday.LOOK_BACK:
         raise Conflict(
             "not_built",
             "This day's results file is not built yet: it is made within the hour after"
             " the day's last games close.",
+        )
+    if results is None:
+        raise NotFound(
+            "no_results",
+            f"No results file was made for {date}: files are made for the days of the week"
+            " before, from the day this feature began.",
         )
     return results, gzip.decompress(results.data)

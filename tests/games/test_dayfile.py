@@ -242,6 +242,14 @@ def test_bad_dates_and_variants_are_4xx_naming_what_is_wrong(anon, path, status,
     assert error["message"]
 
 
+def test_an_old_day_without_a_file_says_so(anon):
+    daily = daily_deal_prepare(date=utc_today(), variant=VARIANT)
+    old = utc_today() - dt.timedelta(days=30)
+    DailyDeal.objects.filter(pk=daily.pk).update(date=old)
+    error = assert_error(download(anon, old), 404, "no_results")
+    assert str(old) in error["message"]
+
+
 def test_only_get_is_allowed(player, anon):
     yesterday = utc_today() - dt.timedelta(days=1)
     path = f"/api/daily/{yesterday}/{VARIANT}/results.jsonl"
