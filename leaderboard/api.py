@@ -1,9 +1,13 @@
-"""``/api/leaderboard/{date}/{variant}/``, ``/api/players/{username}/`` and the
-archive's calendars, ``/api/calendar/`` and ``/api/players/{username}/calendar/``."""
+"""``/api/leaderboard/{date}/{variant}/``, ``/api/players/{username}/``, the
+archive's calendars, ``/api/calendar/`` and ``/api/players/{username}/calendar/``,
+and where a practice of a past daily would have ranked,
+``/api/leaderboard/would-rank/{game id}/``."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import re
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -16,10 +20,17 @@ from rest_framework.views import APIView
 from games.api import ERRORS
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
-from kit.api import parse_date, parse_month
+from kit.api import GameIdConverter, parse_date, parse_month
+from kit.errors import NotFound
 from kit.http import ApiError
 
-from .selectors import calendar_month, leaderboard_for_day, player_calendar, player_record
+from .selectors import (
+    calendar_month,
+    leaderboard_for_day,
+    player_calendar,
+    player_record,
+    would_rank,
+)
 
 ROW = inline_serializer(
     "LeaderboardRow",
@@ -68,7 +79,18 @@ class PlayerSerializer(serializers.Serializer):
     won = serializers.IntegerField()
     variants = serializers.DictField(child=VariantRecord())
     streak = inline_serializer(
-        "Streak", {"current": serializers.IntegerField(), "longest": serializers.IntegerField()}
+        "Streak",
+        {
+            "current": serializers.IntegerField(),
+            "longest": serializers.IntegerField(),
+            "tokens": serializers.IntegerField(
+                help_text="streak freezes held (0 to 3): one earned every 10th day won"
+            ),
+            "frozen": serializers.ListField(
+                child=serializers.DateField(),
+                help_text="the days a freeze was spent on: no win, the streak went on",
+            ),
+        },
     )
     disqualified = serializers.IntegerField(help_text="results staff took off the board")
     disqualifications = inline_serializer(
@@ -133,6 +155,9 @@ class CalendarDay(serializers.Serializer):
         help_text="the player's ranked result per variant played (none when anonymous);"
         " only 'won' counts for the record and the streak",
     )
+    frozen = serializers.BooleanField(
+        help_text="a streak freeze of the player was spent on that day (false when anonymous)"
+    )
 
 
 class CalendarSerializer(serializers.Serializer):
@@ -178,3 +203,36 @@ class PlayerCalendarView(APIView):
     )
     def get(self, request: Request, username: str) -> Response:
         return Response(player_calendar(username=username, month=_month(request)))
+
+
+class WouldRankSerializer(serializers.Serializer):  # documentation of the answer
+    game = serializers.IntegerField()
+    date = serializers.DateField(help_text="the day whose daily deal the game practised")
+    variant = serializers.CharField()
+    rank = serializers.IntegerField(help_text="the rank it would have had (C11)")
+    count = serializers.IntegerField(help_text="the day's counted results, and this one")
+    beaten = serializers.IntegerField(help_text="the day's counted results it ranks before")
+    percentile = serializers.FloatField(
+        allow_null=True,
+        help_text="beaten as a percentage of the day's counted results, rounded down to"
+        " 0.1 (null: the day had none)",
+    )
+    leaderboard = serializers.CharField(help_text="the day's leaderboard page")
+
+
+class WouldRankView(APIView):
+    @extend_schema(
+        responses={200: WouldRankSerializer, **ERRORS},
+        summary="Your finished practice of a past daily: where it would have ranked that day",
+    )
+    def get(self, request: Request, game: str) -> Response:
+        return Response(would_rank(attempt_id=_game_id(game), player=request.user))
+
+
+def _game_id(text: str) -> int:
+    """A game id in the path, read as ``<game_id:…>`` reads one; anything else is
+    no game (404), not the day's board the path would otherwise fall to."""
+    if re.fullmatch(GameIdConverter.regex, text):
+        with contextlib.suppress(ValueError):  # past the largest id
+            return GameIdConverter().to_python(text)
+    raise NotFound("not_found", f"No game {text!r}.")

@@ -5,22 +5,28 @@ live board, ``realtime.py``, reads the boards from here)."""
 from __future__ import annotations
 
 import datetime as dt
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from accounts.models import User
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, parse_variant
 from games.models import Attempt, DailyDeal
-from games.ranking import (
-    RANKING,  # noqa: F401  (named here too, as before issue 27)
-    ranked_attempts,
-)
+from games.ranking import RANKING, ranked_attempts
 from games.ranking import counted as _counted
-from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
-from kit.errors import Invalid, NotFound
+from games.selectors import (
+    REPLAYS_CLOSED,
+    Viewer,
+    attempt_of_player,
+    replay_url,
+    viewer_won_daily,
+)
+from kit.errors import Conflict, Invalid, NotFound
 
 PAGE_SIZE = 50
 
@@ -110,23 +116,143 @@ def _closed_reason(viewer: Viewer) -> str:
     return REPLAYS_CLOSED
 
 
-def _streaks(days: list[dt.date]) -> tuple[int, int]:
-    """(current, longest) streaks in ``days``, the sorted days on which the
-    player won a ranked daily (``counted_results``), in any variant.
+# --- where a practice of a past daily would have ranked (issue 27) ----------------
+
+
+def _ranked_against(attempt: Attempt) -> tuple[Q, Q]:
+    """The results that rank before ``attempt`` by ``RANKING`` (C11) — one key
+    better, the keys before it equal — and those level with it on every key
+    (ranked as one by the board's ``Rank()``; hardly ever, as two finishes are
+    seldom at one instant)."""
+    ahead = Q()
+    equal: dict[str, Any] = {}
+    for key in RANKING:
+        field = key.expression.name
+        value = getattr(attempt, field)
+        ahead |= Q(**equal, **{f"{field}__{'gt' if key.descending else 'lt'}": value})
+        equal[field] = value
+    return ahead, Q(**equal)
+
+
+def past_daily_of(attempt: Attempt) -> DailyDeal:
+    """The daily whose deal ``attempt`` practised, once its day is over. The same
+    ``Deal`` only: the same cards with another cell count are another variant,
+    played on another board. Refused while that day runs — nothing of a running
+    daily's board is told through a practice (PRODUCT.md, anti-cheat)."""
+    dailies = DailyDeal.objects.filter(deal_id=attempt.deal_id).order_by("-date")
+    if any(daily.date >= utc_today() for daily in dailies):
+        raise Conflict(
+            "day_running",
+            "This deal is a daily whose day is still running: where a practice would"
+            " rank is told once the day is over.",
+        )
+    daily = dailies.first()
+    if daily is None:
+        raise NotFound("no_daily", f"Game {attempt.pk} is not on a past daily's deal.")
+    return daily
+
+
+def would_rank(*, attempt_id: int, player: User) -> dict[str, Any]:
+    """Where the player's finished practice game on a past daily's deal would have
+    ranked among that day's counted results (``ranked_attempts``), by the board's
+    order (C11) — its finish, after the day, loses a tie on every other key.
+    ``rank`` k of ``count`` N (the day's results and this one), shared with any
+    result level on every key, as the board's ranks are; ``beaten``: the day's
+    results it ranks strictly before; ``percentile``: ``beaten`` as a share of the
+    day's results, in percent rounded down to one decimal (null if there were
+    none). Read only: no board, record or streak changes (a practice counts
+    nowhere)."""
+    attempt = attempt_of_player(attempt_id=attempt_id, player=player)
+    if attempt.ranked:
+        raise Invalid("ranked", "A ranked game is on its day's board: its rank is there.")
+    if not attempt.finished:
+        raise Conflict("not_finished", "The game is not over: finish or resign it first.")
+    daily = past_daily_of(attempt)
+    board = _counted(daily=daily)
+    before, level = _ranked_against(attempt)
+    day_count = board.count()
+    ahead = board.filter(before).count()
+    beaten = day_count - ahead - board.filter(level).count()
+    return {
+        "game": attempt.pk,
+        "date": daily.date.isoformat(),
+        "variant": daily.variant,
+        "rank": ahead + 1,
+        "count": day_count + 1,
+        "beaten": beaten,
+        "percentile": math.floor(1000 * beaten / day_count) / 10 if day_count else None,
+        "leaderboard": f"/leaderboard/{daily.date.isoformat()}/{daily.variant}/",
+    }
+
+
+STREAK_TOKEN_EVERY = 10
+"""A streak freeze is earned on every 10th day won (the 10th, 20th, 30th …)."""
+STREAK_TOKENS_HELD = 3
+"""At most this many freezes are held; one earned beyond it is lost."""
+
+
+@dataclass(frozen=True)
+class Streak:
+    """A player's streak as of ``today`` (``streak_of``): the current run, the
+    longest, the freezes held and the days a freeze was spent on."""
+
+    current: int
+    longest: int
+    tokens: int
+    frozen: tuple[dt.date, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "current": self.current,
+            "longest": self.longest,
+            "tokens": self.tokens,
+            "frozen": [day.isoformat() for day in self.frozen],
+        }
+
+
+def streak_of(won: Collection[dt.date], *, today: dt.date) -> Streak:
+    """The streak, its freezes and its frozen days, given ``won``: the days on which
+    the player won a ranked daily that counts (``counted_results``), in any variant.
 
     A streak is a run of consecutive UTC days each with at least one such win.
     The current streak is the run that ends today or yesterday: today counts
     once won, and a streak that ended yesterday is not broken until today ends
     (today's deals may still be ahead). The one definition: the player record,
-    the lobby and the result card read it from here."""
-    longest = run = 0
-    previous: dt.date | None = None
-    for day in days:
-        run = run + 1 if previous and day - previous == dt.timedelta(days=1) else 1
+    the lobby, the calendar and the result card read it from here.
+
+    Streak freeze (issue 27): every ``STREAK_TOKEN_EVERY``-th day won, counted
+    over all the player's won days (a broken streak keeps them), earns a token;
+    at most ``STREAK_TOKENS_HELD`` are held. Once a day without a win is over
+    (never today: it may still be won), a token held is spent on it if a streak
+    is running: that day is *frozen*, the streak goes on without counting it.
+    Without a token, or with no streak to keep, the day breaks the run. So two
+    missed days in a row with one token: the first is frozen, the second breaks."""
+    days = {day for day in won if day <= today}
+    if not days:
+        return Streak(current=0, longest=0, tokens=0, frozen=())
+    run = longest = earned = tokens = 0
+    frozen: list[dt.date] = []
+    day = min(days)
+    while day <= today:
+        if day in days:
+            run += 1
+            earned += 1
+            if earned % STREAK_TOKEN_EVERY == 0:
+                tokens = min(tokens + 1, STREAK_TOKENS_HELD)
+        elif day < today:
+            if run and tokens:
+                tokens -= 1
+                frozen.append(day)
+            else:
+                run = 0
         longest = max(longest, run)
-        previous = day
-    current = run if previous and utc_today() - previous <= dt.timedelta(days=1) else 0
-    return current, longest
+        day += dt.timedelta(days=1)
+    return Streak(current=run, longest=longest, tokens=tokens, frozen=tuple(frozen))
+
+
+def won_days(*, user: User) -> set[dt.date]:
+    """The days with a counted ranked win of ``user``: what ``streak_of`` reads."""
+    return set(counted_results(user=user).filter(won=True).values_list("daily__date", flat=True))
 
 
 def counted_results(*, user: User) -> QuerySet[Attempt]:
@@ -163,7 +289,7 @@ def player_record(*, username: str) -> dict[str, Any]:
         if a.daily is not None
     ]
     variants: dict[str, dict[str, Any]] = {}
-    won_days: set[dt.date] = set()
+    won: set[dt.date] = set()
     for attempt in finished:
         assert attempt.daily is not None  # ranked attempts always have one
         record = variants.setdefault(
@@ -173,21 +299,20 @@ def player_record(*, username: str) -> dict[str, Any]:
         record["played"] += 1
         if attempt.won:
             record["won"] += 1
-            won_days.add(attempt.daily.date)
+            won.add(attempt.daily.date)
             if record["best_ms"] is None or attempt.elapsed_ms < record["best_ms"]:
                 record["best_ms"] = attempt.elapsed_ms
         if record["best_score"] is None or attempt.score > record["best_score"]:
             record["best_score"] = attempt.score
     for record in variants.values():
         record["win_rate"] = round(record["won"] / record["played"], 4)
-    current, longest = _streaks(sorted(won_days))
     return {
         "username": user.get_username(),
         "joined": user.date_joined.date().isoformat(),
         "played": sum(r["played"] for r in variants.values()),
         "won": sum(r["won"] for r in variants.values()),
         "variants": variants,
-        "streak": {"current": current, "longest": longest},
+        "streak": streak_of(won, today=utc_today()).to_json(),
         "disqualified": len(disqualified),
         "disqualifications": disqualified,
     }
@@ -244,7 +369,9 @@ def calendar_month(*, month: dt.date, user: User | None) -> dict[str, Any]:
     if month <= today <= end:
         dailies[today] = list(ALL_VARIANTS)
     results: dict[dt.date, dict[str, str]] = {}
+    frozen: set[dt.date] = set()
     if user is not None:
+        frozen = set(streak_of(won_days(user=user), today=today).frozen)
         for attempt in Attempt.objects.filter(
             player=user, ranked=True, daily__date__gte=month, daily__date__lte=end
         ).select_related("daily"):
@@ -261,6 +388,8 @@ def calendar_month(*, month: dt.date, user: User | None) -> dict[str, Any]:
                 "today": day == today,
                 "dailies": [v for v in ALL_VARIANTS if v in dailies.get(day, ())],
                 "results": results.get(day, {}),
+                # A streak freeze was spent on it (``streak_of``): the streak went on.
+                "frozen": day in frozen,
             }
         )
         day += dt.timedelta(days=1)

@@ -2,9 +2,11 @@
 
 from django.urls import path
 
-from .api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView
+from .api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView, WouldRankView
 
 urlpatterns = [
+    # Before the day's board, whose two free segments would take it.
+    path("leaderboard/would-rank/<str:game>/", WouldRankView.as_view(), name="would-rank"),
     path("leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"),
     path("players/<str:username>/", PlayerView.as_view(), name="player"),
     path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),

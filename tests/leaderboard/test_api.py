@@ -369,7 +369,7 @@ def test_player_record_counts_and_streaks(anon, make_player):
     seahaven = data["variants"]["SH1-C4"]
     assert (seahaven["played"], seahaven["won"], seahaven["best_ms"]) == (2, 1, 120_000)
     assert seahaven["win_rate"] == pytest.approx(0.5)
-    assert data["streak"] == {"current": 2, "longest": 3}
+    assert data["streak"] == {"current": 2, "longest": 3, "tokens": 0, "frozen": []}
     # A failed replay check is no disqualification (fair-play review): none listed.
     assert (data["disqualified"], data["disqualifications"]) == (0, [])
 
@@ -388,7 +388,12 @@ def test_a_streak_ending_yesterday_is_current(anon, make_player):
     user = user_of(client)
     for days_ago in (3, 2, 1):
         finished(user, daily_of("SH1-C2", days_ago=days_ago))
-    assert record(anon, client.username)["streak"] == {"current": 3, "longest": 3}
+    assert record(anon, client.username)["streak"] == {
+        "current": 3,
+        "longest": 3,
+        "tokens": 0,
+        "frozen": [],
+    }
 
 
 def test_a_gap_of_two_days_breaks_the_streak(anon, make_player):
@@ -396,7 +401,12 @@ def test_a_gap_of_two_days_breaks_the_streak(anon, make_player):
     user = user_of(client)
     for days_ago in (6, 4, 2):
         finished(user, daily_of("SH1-C2", days_ago=days_ago))
-    assert record(anon, client.username)["streak"] == {"current": 0, "longest": 1}
+    assert record(anon, client.username)["streak"] == {
+        "current": 0,
+        "longest": 1,
+        "tokens": 0,
+        "frozen": [],
+    }
 
 
 def test_wins_in_different_variants_make_one_streak(anon, make_player):
@@ -405,7 +415,12 @@ def test_wins_in_different_variants_make_one_streak(anon, make_player):
     finished(user, daily_of("EH1-N", days_ago=1))
     finished(user, daily_of("SH1-C4", days_ago=0))
     finished(user, daily_of("SH1-C1", days_ago=0))
-    assert record(anon, client.username)["streak"] == {"current": 2, "longest": 2}
+    assert record(anon, client.username)["streak"] == {
+        "current": 2,
+        "longest": 2,
+        "tokens": 0,
+        "frozen": [],
+    }
 
 
 def test_a_player_with_nothing_finished(anon, make_player):
@@ -413,7 +428,7 @@ def test_a_player_with_nothing_finished(anon, make_player):
     _create_attempt(player=user_of(client), deal=daily_of().deal, daily=daily_of(), ranked=True)
     data = record(anon, client.username)
     assert (data["played"], data["won"], data["variants"]) == (0, 0, {})
-    assert data["streak"] == {"current": 0, "longest": 0}
+    assert data["streak"] == {"current": 0, "longest": 0, "tokens": 0, "frozen": []}
     assert (data["disqualified"], data["disqualifications"]) == (0, [])
 
 

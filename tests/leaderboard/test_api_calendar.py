@@ -217,7 +217,12 @@ def test_a_disqualified_win_breaks_the_streak_on_the_calendar_too(anon, make_pla
         finished(user, daily_of("SH1-C4", days_ago))
     middle = Attempt.objects.get(player=user, daily=daily_of("SH1-C4", 2))
     Attempt.objects.filter(pk=middle.pk).update(disqualified=True)
-    assert record(anon, client.username)["streak"] == {"current": 1, "longest": 1}
+    assert record(anon, client.username)["streak"] == {
+        "current": 1,
+        "longest": 1,
+        "tokens": 0,
+        "frozen": [],
+    }
     two_ago = (utc_today() - dt.timedelta(days=2)).isoformat()
     data = calendar(anon, client.username, two_ago[:7])
     assert by_date(data)[two_ago]["results"] == {"SH1-C4": "disqualified"}

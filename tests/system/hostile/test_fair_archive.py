@@ -22,7 +22,7 @@ from games.engine import ALL_VARIANTS
 from tests.support.api import assert_error
 from tests.support.hidden import Wire, prepared
 
-DAY_KEYS = {"date", "today", "dailies", "results"}
+DAY_KEYS = {"date", "today", "dailies", "results", "frozen"}
 RESULTS = {"won", "resigned", "abandoned", "playing", "disqualified", "failed_check"}
 
 

@@ -3,6 +3,7 @@
 // leaderboards once it is over, and "Play this deal"). Signed in, each day shows
 // the player's ranked result on each deal (GET /api/players/{name}/calendar/);
 // signed out, the days alone (GET /api/calendar/). The calendar names no deal.
+// A day a streak freeze was spent on (the day's `frozen`) shows a snowflake.
 
 import { LANG, escapeHtml, fmt, statusLabel } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
@@ -81,8 +82,13 @@ function cell(date, day, mine, variants) {
     const parts = day.dailies.map((v) => fmt(gettext("%(deal)s: %(result)s"), { deal: variantLabel(v), result: resultLabel(day.results[v]) }));
     label += ` — ${parts.join("; ")}`;
   }
+  // A streak freeze was spent on the day (the record's `streak.frozen`): the streak went on.
+  const frozen = mine && day.frozen;
+  if (frozen) label += ` — ${gettext("a streak freeze kept the streak going")}`;
   const won = day.dailies.some((v) => day.results[v] === "won");
-  return `<td class="${day.today ? "cal-today" : ""}${won ? " cal-won" : ""}"><a class="cal-day" data-date="${date}" href="/daily/${date}/"${today} aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}"><span class="cal-num">${number}</span>${mine ? marks(day, variants) : ""}</a></td>`;
+  const classes = [day.today && "cal-today", won && "cal-won", frozen && "cal-frozen"].filter(Boolean).join(" ");
+  const freeze = frozen ? '<span class="cal-freeze" aria-hidden="true">❄\uFE0E</span>' : "";
+  return `<td class="${classes}"><a class="cal-day" data-date="${date}" href="/daily/${date}/"${today} aria-label="${escapeHtml(label)}" title="${escapeHtml(label)}"><span class="cal-num">${number}</span>${freeze}${mine ? marks(day, variants) : ""}</a></td>`;
 }
 
 function render(calendar, mine) {

@@ -9,7 +9,7 @@
 import { get } from "./api.js";
 import { copyText } from "./copy.js";
 import { gameKind } from "./hud.js";
-import { announce, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
+import { LANG, announce, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
 import { reducedMotion } from "./motion.js";
 import { followLeaderboard } from "./feed.js";
@@ -82,12 +82,21 @@ function cascade(board) {
   );
 }
 
+/** 66.6 → "66.6%" in the page's language (some put the sign first). */
+const formatPercent = (p) => (p / 100).toLocaleString(LANG, { style: "percent", maximumFractionDigits: 1 });
+
+/** A finished practice whose code is shown, not drawn as a New deal: it may be a
+ *  past daily's deal (a running daily's names no code; a New deal is a numbered one). */
+function mayHaveADay(game) {
+  return game.status !== "playing" && !game.ranked && Boolean(game.code) && game.proven == null;
+}
+
 export class Finish {
   /** `par(game)`: a promise of the daily's par (or null); `onNewGame`: the New game window. */
   constructor({ par, onNewGame }) {
     this.par = par;
     this.game = null;
-    this.figures = {}; // par, rank, count, streak as last fetched
+    this.figures = {}; // par, rank, count, streak, wouldRank as last fetched
     this.celebrated = false;
     this.unfollow = null; // stops following the day's board
     const dialog = $("win");
@@ -168,6 +177,7 @@ export class Finish {
     $("win-count").textContent = rank ? fmt(gettext("of %(n)s"), { n: formatNumber(count) }) : "";
     $("win-streak-row").hidden = !(ranked && streak != null);
     $("win-streak").textContent = fmt(ngettext("%(n)s day", "%(n)s days", streak || 0), { n: formatNumber(streak || 0) });
+    this.fillWouldRank();
     // Only a win on a daily deal is shared: it links to its day's page (a random deal has none).
     $("win-share").hidden = !(won && game.daily);
     $("win-replay").href = `/replay/${game.id}/`;
@@ -176,11 +186,31 @@ export class Finish {
     if (board) $("win-leaderboard").href = board;
   }
 
-  /** Par (a daily's, practice too); rank of how many and the streak (a ranked daily). */
+  /** "Would have ranked #k of N on DATE, better than p%" (a practice of a past daily). */
+  fillWouldRank() {
+    const would = this.figures.wouldRank;
+    $("win-would-rank-row").hidden = !would;
+    if (!would) return;
+    const rank = fmt(gettext("Would have ranked #%(rank)s of %(count)s on %(date)s"), {
+      rank: formatNumber(would.rank),
+      count: formatNumber(would.count),
+      date: would.date,
+    });
+    const share =
+      would.percentile == null
+        ? gettext("no one else played it that day")
+        : fmt(gettext("better than %(share)s of that day's results"), { share: formatPercent(would.percentile) });
+    $("win-would-rank-text").textContent = `${rank}, ${share}.`;
+    $("win-would-rank-board").href = would.leaderboard;
+  }
+
+  /** Par (a daily's, practice too); rank of how many and the streak (a ranked daily);
+   *  where a practice would have ranked on its day, if it is a past daily's deal. */
   async load() {
     const game = this.game;
     const asks = [this.par(game).then((par) => (this.figures.par = par))];
     if (game.ranked && game.daily && !game.guest) asks.push(this.loadRank(), this.loadStreak());
+    if (mayHaveADay(game)) asks.push(this.loadWouldRank());
     await Promise.allSettled(asks);
     this.fill(); // with the game as it is now (a later state of the same attempt may have come)
   }
@@ -190,6 +220,18 @@ export class Finish {
     const data = await get(`/api/leaderboard/${game.daily}/${game.variant}/`);
     this.figures.rank = data.me?.rank ?? null;
     this.figures.count = data.count;
+  }
+
+  /** Only a past daily's deal has an answer; the server says whether this is one
+   *  (the refusal of any other game leaves the line out). */
+  async loadWouldRank() {
+    const id = this.game.id;
+    if (this.figures.wouldRank?.game === id) return; // a practice's figures do not change
+    try {
+      this.figures.wouldRank = await get(`/api/leaderboard/would-rank/${id}/`);
+    } catch {
+      this.figures.wouldRank = null;
+    }
   }
 
   async loadStreak() {

@@ -129,6 +129,16 @@ async function load() {
   }
 }
 
+/** The streak freezes held (0 to 3; the record's `streak.tokens`): each keeps the
+ *  streak through one day without a win, spent by itself once that day is over. */
+function freezes(tokens) {
+  const held = tokens
+    ? fmt(ngettext("%(n)s streak freeze", "%(n)s streak freezes", tokens), { n: formatNumber(tokens) })
+    : gettext("No streak freeze");
+  const how = gettext("One is earned every 10 days won (3 at most); it keeps your streak through a day without a win.");
+  return `<span class="streak-freezes" id="streak-freezes" data-tokens="${tokens}" title="${escapeHtml(how)}"><span class="freeze-icon" aria-hidden="true">❄\uFE0E</span>${escapeHtml(held)}<span class="sr-only"> (${escapeHtml(how)})</span></span>`;
+}
+
 /** The current streak (days in a row with a won ranked daily, today counting once
  *  won) and the longest, from the player record: the one definition is the server's. */
 async function showStreak(wonToday) {
@@ -138,6 +148,7 @@ async function showStreak(wonToday) {
     const { streak } = await get(`/api/players/${encodeURIComponent(document.body.dataset.username)}/`);
     el.dataset.current = streak.current;
     el.dataset.longest = streak.longest;
+    el.dataset.tokens = streak.tokens;
     const best = fmt(gettext("best %(n)s"), { n: formatNumber(streak.longest) });
     let html;
     if (streak.current > 0) {
@@ -149,7 +160,7 @@ async function showStreak(wonToday) {
     } else {
       html = `${escapeHtml(gettext("No streak yet: win a daily deal to start one, and win one every day to keep it."))}`;
     }
-    el.innerHTML = `${html} <a href="/archive/" id="streak-archive">${escapeHtml(gettext("Your calendar"))}</a>`;
+    el.innerHTML = `${html} ${freezes(streak.tokens)} <a href="/archive/" id="streak-archive">${escapeHtml(gettext("Your calendar"))}</a>`;
     el.hidden = false;
   } catch {
     el.hidden = true; /* no streak shown */

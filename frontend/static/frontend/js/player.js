@@ -1,4 +1,5 @@
-// A player's records and streaks (GET /api/players/{username}/).
+// A player's records and streaks (GET /api/players/{username}/): the streak
+// freezes held and the days one was spent on too.
 
 import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
@@ -11,18 +12,30 @@ function tile(label, value) {
   return `<div class="tile"><span class="tile-value">${escapeHtml(value)}</span><span class="tile-label">${escapeHtml(label)}</span></div>`;
 }
 
+const longDate = (date) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString(document.documentElement.lang, { timeZone: "UTC", dateStyle: "long" });
+
+/** The days a streak freeze kept the streak going (the record's `streak.frozen`). */
+function showFrozen(days) {
+  const el = $("player-frozen");
+  el.hidden = !days.length;
+  el.textContent = days.length ? fmt(gettext("Days kept by a streak freeze: %(days)s"), { days: days.map(longDate).join(", ") }) : "";
+}
+
 try {
   const p = await get(`/api/players/${encodeURIComponent(username)}/`);
   $("player-name").textContent = p.username;
   $("player-joined").textContent = fmt(gettext("Playing since %(date)s"), {
-    date: new Date(`${p.joined}T00:00:00Z`).toLocaleDateString(document.documentElement.lang, { timeZone: "UTC", dateStyle: "long" }),
+    date: longDate(p.joined),
   });
   $("player-totals").innerHTML = [
     tile(gettext("Daily deals played"), formatNumber(p.played)),
     tile(gettext("Won"), formatNumber(p.won)),
     tile(gettext("Current streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.current), { n: p.streak.current })),
     tile(gettext("Longest streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.longest), { n: p.streak.longest })),
+    tile(gettext("Streak freezes"), formatNumber(p.streak.tokens)),
   ].join("");
+  showFrozen(p.streak.frozen);
   const rows = Object.entries(p.variants)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(
