@@ -3,6 +3,7 @@ call one service or selector, and render the result."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from django.http import HttpResponse
@@ -28,6 +29,7 @@ from kit.http import ApiError
 
 from .analysis import attempt_analysis_json
 from .dailies import utc_today
+from .dayfile import day_results_get
 from .device import device_id
 from .fairplay import client_address
 from .metrics import ActionMeter
@@ -188,6 +190,20 @@ class DailySerializer(serializers.Serializer):
                 allow_null=True,
                 help_text="once the day is over: the solver's winning line (null if unproven)",
             ),
+            "results": inline_serializer(
+                "DayResultsFile",
+                {
+                    "url": serializers.CharField(),
+                    "sha256": serializers.CharField(help_text="SHA-256 (hex) of the file"),
+                    "count": serializers.IntegerField(help_text="results in the file"),
+                    "built_at": serializers.DateTimeField(),
+                    "file": serializers.CharField(help_text="the name it downloads under"),
+                },
+                required=False,
+                allow_null=True,
+                help_text="once the day is over: the file of every counted result with its"
+                " actions, for verify-day (null until it is built)",
+            ),
         },
         many=True,
     )
@@ -246,6 +262,30 @@ class DailyDayView(APIView):
     )
     def get(self, request: Request, date: str) -> Response:
         return Response(daily_json(date=parse_date(date), viewer=request.user))
+
+
+class DayResultsView(APIView):
+    """The results file of a closed day (issue 27): the bytes its published
+    ``sha256`` is of, as an attachment; the hash in ``ETag`` and ``Repr-Digest``."""
+
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        operation_id="daily_results_retrieve",
+        parameters=[OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH)],
+        responses={(200, "application/jsonl"): OpenApiTypes.BINARY, **ERRORS},
+        summary="A closed day's results file (JSON lines), for python -m games.engine verify-day",
+    )
+    def get(self, request: Request, date: str, variant: str) -> HttpResponse:
+        results, data = day_results_get(date=parse_date(date), variant=variant)
+        response = HttpResponse(data, content_type="application/jsonl")
+        response["Content-Disposition"] = f'attachment; filename="{results.filename}"'
+        response["ETag"] = f'"{results.sha256}"'
+        digest = base64.b64encode(bytes.fromhex(results.sha256)).decode("ascii")
+        response["Repr-Digest"] = f"sha-256=:{digest}:"
+        # Rebuilt when the day's board changes: ask again rather than keep a stale copy.
+        response["Cache-Control"] = "no-cache"
+        return response
 
 
 class GamesView(APIView):

@@ -294,3 +294,26 @@ class Analysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis of #{self.attempt_id}"
+
+
+class DayResults(models.Model):
+    """A closed day's results file (issue 27, "a day anyone can re-check",
+    ``games/dayfile.py``): every counted ranked result of one daily deal with its
+    actions, as the JSON lines of ``games/engine/dayfile.py``. Stored gzipped;
+    ``sha256`` is that of the plain bytes (what is downloaded and published).
+    Built again when the day's board changes (a staff decision), so the hash
+    published for a day can change; ``built_at`` says when."""
+
+    daily = models.OneToOneField(DailyDeal, on_delete=models.CASCADE, related_name="results_file")
+    data = models.BinaryField(help_text="the file, gzipped")
+    sha256 = models.CharField(max_length=64, help_text="SHA-256 (hex) of the plain file")
+    count = models.PositiveIntegerField(help_text="results in the file")
+    built_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"results of {self.daily}"
+
+    @property
+    def filename(self) -> str:
+        """The name it is downloaded under, and the commands on the day page use."""
+        return f"patience-daily-{self.daily.date.isoformat()}-{self.daily.variant}.jsonl"

@@ -33,7 +33,7 @@ from .dailies import (
     day_over,
     utc_today,
 )
-from .models import Action, Attempt, DailyDeal
+from .models import Action, Attempt, DailyDeal, DayResults
 
 Viewer = User | AnonymousUser
 
@@ -364,6 +364,7 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
             a.daily_id: a  # type: ignore[misc]
             for a in Attempt.objects.filter(player_id=viewer.pk, daily__in=dailies, ranked=True)
         }
+    files = _day_results(dailies) if over else {}
     deals = []
     for daily in dailies:
         attempt = mine.get(daily.pk)
@@ -384,6 +385,7 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
         if over:
             entry["code"] = daily.deal.code
             entry["proof"] = daily.proof
+            entry["results"] = files.get(daily.pk)
         deals.append(entry)
     end = day_end(date)
     return {
@@ -392,6 +394,27 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
         "ends_at": _iso(end),
         "seconds_left": max(0, int((end - timezone.now()).total_seconds())),
         "deals": deals,
+    }
+
+
+def _day_results(dailies: list[DailyDeal]) -> dict[int, dict[str, Any]]:
+    """The results file of each daily of a day that is over, by daily: where to
+    download it, its SHA-256, its count, when it was built and the name it
+    downloads under (games/dayfile.py).
+    A daily whose file is not built yet has none (``results`` null)."""
+    stored = DayResults.objects.filter(daily__in=dailies).select_related("daily").defer("data")
+    return {
+        f.daily_id: {
+            "url": reverse(
+                "daily-results",
+                kwargs={"date": f.daily.date.isoformat(), "variant": f.daily.variant},
+            ),
+            "sha256": f.sha256,
+            "count": f.count,
+            "built_at": _iso(f.built_at),
+            "file": f.filename,
+        }
+        for f in stored
     }
 
 

@@ -18,9 +18,19 @@ from django.utils import timezone
 
 from games.engine import ALL_VARIANTS
 
-from . import afterday, analysis, dailies, fairplay, partitions, practice, services, signals
+from . import (
+    afterday,
+    analysis,
+    dailies,
+    dayfile,
+    fairplay,
+    partitions,
+    practice,
+    services,
+    signals,
+)
 from .events import after_commit
-from .models import Attempt
+from .models import Attempt, DayResults
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +202,7 @@ def after_the_day() -> int:
     days = afterday.days_closed()
     for daily in days:
         analyse_day.delay(daily.pk)
+        build_day_results.delay(daily.pk)
     return len(days)
 
 
@@ -232,6 +243,14 @@ def analyse_attempt(attempt_id: int) -> bool:
     return analysis.attempt_analyse(attempt_id=attempt_id) is not None
 
 
+@shared_task(**DATABASE_RETRY)
+def build_day_results(daily_id: int, rebuild: bool = False) -> str | None:
+    """The results file of a closed day (``games/dayfile.py``); ``rebuild`` when
+    its board changed. Returns the file's SHA-256 (None: the day is not closed)."""
+    results = dayfile.day_results_build(daily_id=daily_id, rebuild=rebuild)
+    return results.sha256 if results else None
+
+
 # --- what the services ask for (games/signals.py) -----------------------------------------
 
 
@@ -248,3 +267,17 @@ def _review_checked(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -
 @receiver(signals.position_worth_proving, dispatch_uid="games.tasks.prove_position")
 def _prove_position(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
     queue_proof(attempt.pk)
+
+
+@receiver(signals.result_changed, dispatch_uid="games.tasks.rebuild_day_results")
+def _rebuild_day_results(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
+    """A result changed on a day that is over and whose file is built (a staff
+    decision, a late replay check): build it again. One indexed query per
+    ranked result that changes; a running day has no file, so never more."""
+    if not attempt.ranked or attempt.daily_id is None:
+        return
+    built = DayResults.objects.filter(
+        daily_id=attempt.daily_id, daily__date__lt=dailies.utc_today()
+    ).exists()
+    if built:
+        queue_on_commit(build_day_results, attempt.daily_id, True)

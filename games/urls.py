@@ -9,6 +9,7 @@ from .api import (
     AnalysisView,
     DailyDayView,
     DailyView,
+    DayResultsView,
     GamesView,
     GameView,
     LastWinnableView,
@@ -20,6 +21,11 @@ from .api import (
 urlpatterns = [
     path("daily/", DailyView.as_view(), name="daily"),
     path("daily/<str:date>/", DailyDayView.as_view(), name="daily-day"),
+    path(
+        "daily/<str:date>/<str:variant>/results.jsonl",
+        DayResultsView.as_view(),
+        name="daily-results",
+    ),
     path("games/", GamesView.as_view(), name="games"),
     path("live/", LiveView.as_view(), name="live"),
     path("games/<game_id:attempt_id>/", GameView.as_view(), name="game"),

@@ -13,6 +13,7 @@ import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { ensurePlayer } from "./guest.js";
+import { dayResultsBlock } from "./dayresults.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -94,6 +95,7 @@ function revealed(deal, i) {
       <p class="muted small">${escapeHtml(gettext("With the engine's command line, from a checkout of the project's source:"))}</p>
       <ol class="check-commands">${steps.join("")}</ol>
     </section>
+    ${dayResultsBlock(deal, i, commandBlock)}
     <div class="deal-actions">${playButton(code)}${download}
       <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Final leaderboard"))}</a></div>
   </li>`;
