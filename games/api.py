@@ -186,6 +186,10 @@ class DailySerializer(serializers.Serializer):
                 allow_null=True,
                 help_text="once the day is over: the solver's winning line (null if unproven)",
             ),
+            "difficulty": serializers.JSONField(
+                help_text='{"predicted": counts and level | null, "measured": null until the'
+                ' day is over, "histogram": the counted results\' outcomes} (docs/api.md)'
+            ),
         },
         many=True,
     )

@@ -7,10 +7,11 @@ players only ever receive the engine's redacted view of it.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 
@@ -51,6 +52,16 @@ class DailyDeal(models.Model):
         null=True, blank=True, help_text="the solver's winning line: never sent to a player"
     )
     tried = models.PositiveIntegerField(default=1, help_text="candidate deals tried")
+    predicted = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="predicted difficulty, counts only (games/difficulty.py): published",
+    )
+    measured = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="measured difficulty and the outcome histogram, once the day is over",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["date", "variant"], name="daily_per_day")]
@@ -161,6 +172,20 @@ class Attempt(models.Model):
     @property
     def finished(self) -> bool:
         return self.status != self.Status.PLAYING
+
+
+def counted_attempts(**where: Any) -> QuerySet[Attempt]:
+    """Ranked results that count, on the board, in a record and in a day's
+    measured difficulty: finished, not disqualified by staff (games/fairplay.py),
+    not failed by the replay check (pending ones count, marked), and an
+    account's — a guest's result counts once an account claims it (issue 24).
+    The one rule (``leaderboard.selectors`` ranks these; ``games/difficulty.py``
+    measures them)."""
+    return (
+        Attempt.objects.filter(ranked=True, disqualified=False, player__is_guest=False, **where)
+        .exclude(status=Attempt.Status.PLAYING)
+        .exclude(verified=False)
+    )
 
 
 def log_month(started_at: dt.datetime) -> dt.date:

@@ -33,6 +33,7 @@ from .dailies import (
     day_over,
     utc_today,
 )
+from .difficulty import difficulty_json
 from .models import Action, Attempt, DailyDeal
 
 Viewer = User | AnonymousUser
@@ -384,6 +385,8 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
         if over:
             entry["code"] = daily.deal.code
             entry["proof"] = daily.proof
+        # Predicted: counts only, from the start; measured once over (issue 27).
+        entry["difficulty"] = difficulty_json(daily, over=over)
         deals.append(entry)
     end = day_end(date)
     return {

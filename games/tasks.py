@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from games.engine import ALL_VARIANTS
 
-from . import afterday, dailies, fairplay, partitions, practice, services, signals
+from . import afterday, dailies, difficulty, fairplay, partitions, practice, services, signals
 from .events import after_commit
 from .models import Attempt
 
@@ -95,6 +95,9 @@ def prepare_daily_deals(start: str | None = None, days: int = dailies.DAYS_AHEAD
         for variant in ALL_VARIANTS:
             prepare_daily_deal.delay((first + dt.timedelta(days=offset)).isoformat(), variant)
             queued += 1
+    # The days prepared before predictions existed get theirs (issue 27), one task each.
+    for daily_id in difficulty.dailies_unpredicted():
+        predict_daily_deal.delay(daily_id)
     return queued
 
 
@@ -190,9 +193,24 @@ def after_the_day() -> int:
     day closed in the last week; each job is idempotent and returns at once
     for a day it has done. Returns how many days."""
     days = afterday.days_closed()
-    for daily in days:  # noqa: B007  (until the pieces below land)
-        pass  # each piece of issue 27 queues its job of ``daily.pk`` here
+    for daily in days:
+        measure_daily_deal.delay(daily.pk)
     return len(days)
+
+
+@shared_task
+def measure_daily_deal(daily_id: int) -> bool:
+    """Measure how hard a day that is over was (``games/difficulty.py``); False
+    for a day still running."""
+    return difficulty.daily_deal_measure(daily_id=daily_id) is not None
+
+
+@shared_task
+def predict_daily_deal(daily_id: int) -> bool:
+    """Predict a proven daily deal's difficulty if it has none (a day prepared
+    before there were predictions); a few seconds of solver search."""
+    daily = difficulty.daily_deal_predict(daily_id=daily_id)
+    return daily is not None and daily.predicted is not None
 
 
 # --- what the services ask for (games/signals.py) -----------------------------------------

@@ -14,7 +14,7 @@ from django.db.models.functions import Rank
 from accounts.models import User
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, parse_variant
-from games.models import Attempt, DailyDeal
+from games.models import Attempt, DailyDeal, counted_attempts
 from games.selectors import REPLAYS_CLOSED, Viewer, replay_url, viewer_won_daily
 from kit.errors import Invalid, NotFound
 
@@ -31,15 +31,9 @@ RANKING = (
 
 
 def _counted(**where: Any) -> QuerySet[Attempt]:
-    """Ranked results that count, on the board and in a record: finished, not
-    disqualified by staff (games/fairplay.py), not failed by the replay check
-    (pending ones count, marked), and an account's — a guest's result counts once
-    an account claims it (issue 24)."""
-    return (
-        Attempt.objects.filter(ranked=True, disqualified=False, player__is_guest=False, **where)
-        .exclude(status=Attempt.Status.PLAYING)
-        .exclude(verified=False)
-    )
+    """Ranked results that count, on the board and in a record: the rule is
+    ``games.models.counted_attempts`` (a day's measured difficulty counts the same)."""
+    return counted_attempts(**where)
 
 
 def ranked_attempts(*, daily: DailyDeal) -> QuerySet[Attempt]:

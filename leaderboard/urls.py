@@ -2,11 +2,12 @@
 
 from django.urls import path
 
-from .api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView
+from .api import CalendarView, DifficultyView, LeaderboardView, PlayerCalendarView, PlayerView
 
 urlpatterns = [
     path("leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"),
     path("players/<str:username>/", PlayerView.as_view(), name="player"),
     path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),
     path("calendar/", CalendarView.as_view(), name="calendar"),
+    path("difficulty/", DifficultyView.as_view(), name="difficulty"),
 ]
