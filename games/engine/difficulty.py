@@ -12,7 +12,7 @@ daily page may publish them beside the commitment while the day runs:
   (a deal the solver wins straight away is easy to read; one it must dig
   through is not);
 * ``line`` against ``bound``: the solver's winning line against a lower bound on
-  any winning line — every card must be brought home once;
+  any winning line — every card not home must be brought home, one action each;
 * ``winning_first`` of ``first_moves``: how many of the distinct legal first
   moves (moves that lead to the same position are one) still lead to a proven
   win, each searched within a budget of its own;
@@ -240,8 +240,13 @@ def first_moves(start: Game) -> list[Game]:
 # --- the prediction --------------------------------------------------------------------
 
 
-def predict(
-    code: GameCode | str,
+def predict(code: GameCode | str, **budgets: Any) -> Prediction:
+    """The deal ``code``'s difficulty from its start (:func:`predict_game`)."""
+    return predict_game(new_game(code), **budgets)
+
+
+def predict_game(
+    start: Game,
     *,
     nodes: int = 200_000,
     first_move_nodes: int = FIRST_MOVE_NODES,
@@ -249,16 +254,17 @@ def predict(
     seconds: float = SECONDS,
     thresholds: tuple[float, ...] | None = None,
 ) -> Prediction:
-    """The deal ``code``'s difficulty from its start: the solver's proof within
-    ``nodes`` positions, each distinct first move searched within
-    ``first_move_nodes``, ``playouts`` simple playouts; at most about
-    ``seconds`` in all. Deterministic for a given deal and budgets (unless the
-    time runs out, which ``probed_first`` shows)."""
-    start = new_game(code)
+    """The difficulty of the position ``start`` (unchanged; a deal's start, or a
+    position built by a test): the solver's proof within ``nodes`` positions,
+    each distinct first move searched within ``first_move_nodes``,
+    ``playouts`` simple playouts; at most about ``seconds`` in all.
+    Deterministic for a given position and budgets (unless the time runs out,
+    which ``probed_first`` shows)."""
     deadline = time.perf_counter() + seconds
     proof = solve(start, nodes=nodes, seconds=seconds)
+    bound = sum(len(start.piles[p]) for p in start.pile_ids if p not in start.foundations)
     if proof.outcome is not Outcome.SOLVED:
-        return Prediction(False, proof.nodes, 0, start.n_cards, 0, 0, 0, 0, 0, 0.0, 0)
+        return Prediction(False, proof.nodes, 0, bound, 0, 0, 0, 0, 0, 0.0, 0)
     children = first_moves(start)
     winning = probed = 0
     for child in children:
@@ -272,7 +278,7 @@ def predict(
     value = score(
         nodes=proof.nodes,
         line=len(proof.line),
-        bound=start.n_cards,
+        bound=bound,
         winning=winning / len(children) if children else 0.0,
         playout_rate=wins / playouts if playouts else 0.0,
     )
@@ -282,7 +288,7 @@ def predict(
         True,
         proof.nodes,
         len(proof.line),
-        start.n_cards,
+        bound,
         len(children),
         winning,
         probed,
@@ -293,4 +299,4 @@ def predict(
     )
 
 
-__all__ = ["LEVELS", "PLAYOUTS", "THRESHOLDS", "Prediction", "level", "playout", "predict", "score"]
+__all__ = ["LEVELS", "PLAYOUTS", "THRESHOLDS", "Prediction", "level", "playout", "predict", "predict_game", "score"]
