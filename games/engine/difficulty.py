@@ -18,7 +18,9 @@ daily page may publish them beside the commitment while the day runs:
   win, each searched within a budget of its own;
 * ``playout_wins`` of ``playouts``: how many games a fixed simple strategy
   (:func:`playout`) wins, each seeded from the deal, so the same deal always
-  gives the same count.
+  gives the same count; and ``playout_home``, the cards those games brought
+  home on average — the graded form of the same signal, since the simple
+  strategy rarely wins a whole game (never, on the Easy Harp days measured).
 
 :func:`level` turns them into a level 1-5 (``LEVELS``) by a score compared with
 each variant's thresholds (``THRESHOLDS``), found on real candidate deals
@@ -52,12 +54,15 @@ PLAYOUTS = 24
 """Simple playouts a prediction plays: enough for a win rate to separate the
 levels on the calibration deals, at about 20 ms each."""
 
-PLAYOUT_STEPS = 300
-"""A playout gives up after this many actions (a win takes 52 to about 150)."""
+PLAYOUT_STEPS = 600
+"""A playout gives up after this many actions (the solver's lines: 70-100 in
+Seahaven, 290-480 in Easy Harp)."""
 
 FIRST_MOVE_NODES = 5_000
-"""The search budget of each first move: a winnable first move is most often
-proven in a few hundred positions; one that needs more counts as not winning."""
+"""The least search budget of each first move, and twice the deal's own proof
+when that is more: a winnable first move is most often proven in a few hundred
+positions in Seahaven, a few thousand in Easy Harp; one that needs more counts
+as not winning."""
 
 SECONDS = 20.0
 """A safety stop for a whole prediction (the first-move searches stop when it
@@ -80,6 +85,8 @@ class Prediction:
     """First moves searched before the time ran out (``first_moves`` normally)."""
     playouts: int
     playout_wins: int
+    playout_home: int
+    """Cards the playouts brought home, on average (rounded down)."""
     score: float
     level: int
 
@@ -100,6 +107,7 @@ class Prediction:
             "probed_first": self.probed_first,
             "playouts": self.playouts,
             "playout_wins": self.playout_wins,
+            "playout_home": self.playout_home,
             "score": round(self.score, 3),
         }
 
@@ -124,14 +132,15 @@ A variant missing here (a test's game) uses ``DEFAULT_THRESHOLDS``."""
 DEFAULT_THRESHOLDS = (0.25, 0.45, 0.60, 0.75)
 
 
-def score(*, nodes: int, line: int, bound: int, winning: float, playout_rate: float) -> float:
+def score(*, nodes: int, line: int, bound: int, winning: float, home: float) -> float:
     """0 (trivial) to about 1 (fiendish): the mean of four parts, each 0-1 —
-    the solver's work (log scale, 100 positions to a million), the line's excess
-    over the bound (twice the bound or more: 1), the share of first moves that
-    lose, and the share of simple playouts that lose."""
-    work = min(1.0, max(0.0, (math.log10(max(nodes, 1)) - 2) / 4))
-    detour = min(1.0, max(0.0, line / bound - 1)) if bound else 0.0
-    return (work + detour + (1 - winning) + (1 - playout_rate)) / 4
+    the solver's work (log scale, 10 positions to 100,000), the line's excess
+    over the bound (three times the bound or more: 1), the share of first
+    moves that lose, and the share of the cards the simple playouts left out
+    (``home``: the share they brought home; 1 when they all win)."""
+    work = min(1.0, max(0.0, (math.log10(max(nodes, 1)) - 1) / 4))
+    detour = min(1.0, max(0.0, (line / bound - 1) / 2)) if bound else 0.0
+    return (work + detour + (1 - winning) + (1 - home)) / 4
 
 
 def level(value: float, thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS) -> int:
@@ -159,7 +168,7 @@ def _standing(game: Game) -> float:
     most; a card a foundation waits for costs one for each card above it;
     free cells and empty columns are worth a little."""
     wanted = {(suit, len(game.piles[spot]) + 1) for spot, suit in game.spot_suit.items()}
-    home = sum(len(game.piles[spot]) for spot in game.foundations)
+    home = _home(game)
     buried = 0
     for pile_id in game.columns + game.cells:
         pile = game.piles[pile_id]
@@ -176,18 +185,19 @@ PLAYOUT_NOISE = 1.5
 that playouts of one deal differ, too little to undo a card's worth of burial."""
 
 
-def playout(start: Game, rng: random.Random, *, steps: int = PLAYOUT_STEPS) -> bool:
+def playout(start: Game, rng: random.Random, *, steps: int = PLAYOUT_STEPS) -> int:
     """Play one game from ``start`` (unchanged) by a fixed simple strategy and
-    say whether it wins: send a card home when one can go (the first listed);
-    else play the move whose position stands best (:func:`_standing`, plus a
-    little noise from ``rng``) among those that reach a position not seen in
-    this playout; never a card back from a foundation. It stops when nothing
-    new is reachable, or after ``steps`` actions."""
+    say how many cards it brought home (all of them: it won). The strategy:
+    send a card home when one can go (the first listed); else play the move
+    whose position stands best (:func:`_standing`, plus a little noise from
+    ``rng``) among those that reach a position not seen in this playout; never
+    a card back from a foundation. It stops when nothing new is reachable, or
+    after ``steps`` actions."""
     game = start.copy()
     seen = {_position(game)}
     for _ in range(steps):
         if game.won:
-            return True
+            break
         moves = [
             m for m in game.generate_moves() if not (isinstance(m, Move) and m.source[0] == "f")
         ]
@@ -205,20 +215,25 @@ def playout(start: Game, rng: random.Random, *, steps: int = PLAYOUT_STEPS) -> b
                     best = (value, move)
             game.play(Undo())
         if best is None:
-            return False
+            break
         game.play(best[1])
         seen.add(_position(game))
-    return game.won
+    return _home(game) - _home(start)
 
 
 def _seed(code: GameCode) -> int:
     return int.from_bytes(hashlib.sha256(f"difficulty:{code}".encode("ascii")).digest()[:8], "big")
 
 
-def playout_wins(start: Game, *, playouts: int = PLAYOUTS) -> int:
-    """How many of ``playouts`` seeded playouts win: the same for the same deal."""
+def _home(game: Game) -> int:
+    return sum(len(game.piles[spot]) for spot in game.foundations)
+
+
+def playouts_home(start: Game, *, playouts: int = PLAYOUTS) -> list[int]:
+    """The cards each of ``playouts`` seeded playouts brings home: the same list
+    for the same position."""
     rng = random.Random(_seed(start.code))
-    return sum(playout(start, rng) for _ in range(playouts))
+    return [playout(start, rng) for _ in range(playouts)]
 
 
 # --- the first moves -------------------------------------------------------------------
@@ -264,23 +279,25 @@ def predict_game(
     proof = solve(start, nodes=nodes, seconds=seconds)
     bound = sum(len(start.piles[p]) for p in start.pile_ids if p not in start.foundations)
     if proof.outcome is not Outcome.SOLVED:
-        return Prediction(False, proof.nodes, 0, bound, 0, 0, 0, 0, 0, 0.0, 0)
+        return Prediction(False, proof.nodes, 0, bound, 0, 0, 0, 0, 0, 0, 0.0, 0)
     children = first_moves(start)
+    budget = min(nodes, max(first_move_nodes, 2 * proof.nodes))
     winning = probed = 0
     for child in children:
         left = deadline - time.perf_counter()
         if left <= 0:
             break
         probed += 1
-        found = solve(child, nodes=first_move_nodes, seconds=left)
+        found = solve(child, nodes=budget, seconds=left)
         winning += found.outcome is Outcome.SOLVED
-    wins = playout_wins(start, playouts=playouts)
+    home = playouts_home(start, playouts=playouts)
+    wins = sum(cards == bound for cards in home)
     value = score(
         nodes=proof.nodes,
         line=len(proof.line),
         bound=bound,
         winning=winning / len(children) if children else 0.0,
-        playout_rate=wins / playouts if playouts else 0.0,
+        home=sum(home) / (len(home) * bound) if home and bound else 0.0,
     )
     if thresholds is None:
         thresholds = THRESHOLDS.get(start.code.variant_id, DEFAULT_THRESHOLDS)
@@ -294,9 +311,21 @@ def predict_game(
         probed,
         playouts,
         wins,
+        sum(home) // len(home) if home else 0,
         value,
         level(value, thresholds),
     )
 
 
-__all__ = ["LEVELS", "PLAYOUTS", "THRESHOLDS", "Prediction", "level", "playout", "predict", "predict_game", "score"]
+__all__ = [
+    "LEVELS",
+    "PLAYOUTS",
+    "THRESHOLDS",
+    "Prediction",
+    "level",
+    "playout",
+    "playouts_home",
+    "predict",
+    "predict_game",
+    "score",
+]
