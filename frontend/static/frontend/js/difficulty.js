@@ -50,7 +50,12 @@ function predictedHtml(p) {
     fmt(ngettext("the solver needed %(n)s position to prove it", "the solver needed %(n)s positions to prove it", p.nodes), { n: formatNumber(p.nodes) }),
     fmt(gettext("its line: %(line)s actions for %(bound)s cards to bring home"), { line: formatNumber(p.line), bound: formatNumber(p.bound) }),
     fmt(gettext("%(won)s of %(all)s first moves still win"), { won: formatNumber(p.winning_first), all: formatNumber(p.first_moves) }),
-    fmt(gettext("a simple strategy won %(won)s of %(all)s games"), { won: formatNumber(p.playout_wins), all: formatNumber(p.playouts) }),
+    fmt(gettext("a simple strategy won %(won)s of %(all)s games, bringing %(home)s of %(bound)s cards home on average"), {
+      won: formatNumber(p.playout_wins),
+      all: formatNumber(p.playouts),
+      home: formatNumber(p.playout_home),
+      bound: formatNumber(p.bound),
+    }),
   ];
   return `<p class="difficulty-predicted" data-level="${p.level ?? ""}"><strong>${escapeHtml(gettext("Predicted difficulty"))}:</strong> ${pips(p.level ?? 0)} <span class="level-name">${escapeHtml(levelText(p))}</span></p>
     <ul class="difficulty-facts muted small">${facts.map((f) => `<li>${escapeHtml(f)}</li>`).join("")}</ul>`;
