@@ -100,7 +100,8 @@ def test_a_day_over_shows_predicted_measured_and_the_archive_table(new_page, ser
     assert "83 % of 6 players won" in text
     assert "1 game left within 3 moves not counted" in text
     counts = [
-        int(c) for c in towers.locator('.histogram[data-kind="moves"] .bucket').evaluate_all(
+        int(c)
+        for c in towers.locator('.histogram[data-kind="moves"] .bucket').evaluate_all(
             "bs => bs.map(b => b.dataset.count)"
         )
     ]
