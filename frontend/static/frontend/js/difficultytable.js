@@ -3,7 +3,8 @@
 // day is over, the level predicted at its start and the level its players'
 // results measured, their win rate and how many they were. A day still running
 // is not in it. It reads the month the archive page shows (#archive's
-// data-month) and draws into #difficulty-table; the calendar is archive.js's.
+// data-month) and draws into #difficulty-table; the calendar is archive.js's,
+// which imports this module for its effect.
 
 import { escapeHtml, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
@@ -35,13 +36,17 @@ function row(day) {
   </tr>`;
 }
 
-const table = $("difficulty-table");
-try {
-  const data = await get(`/api/difficulty/?month=${encodeURIComponent($("archive").dataset.month)}`);
-  $("difficulty-rows").innerHTML = data.days.map(row).join("");
-  $("difficulty-empty").hidden = data.days.length > 0;
-} catch (err) {
-  $("difficulty-error").textContent = err.message;
-} finally {
-  table.setAttribute("aria-busy", "false");
+async function load() {
+  try {
+    const data = await get(`/api/difficulty/?month=${encodeURIComponent($("archive").dataset.month)}`);
+    $("difficulty-rows").innerHTML = data.days.map(row).join("");
+    $("difficulty-empty").hidden = data.days.length > 0;
+  } catch (err) {
+    $("difficulty-error").textContent = err.message;
+  } finally {
+    $("difficulty-table").setAttribute("aria-busy", "false");
+  }
 }
+
+// Not awaited: the calendar (archive.js, which imports this module) is not kept waiting.
+load();
