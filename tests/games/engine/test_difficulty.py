@@ -5,6 +5,7 @@ anyone wins to a real deal, and a published block of counts only."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -14,6 +15,7 @@ from games.engine.difficulty import (
     THRESHOLDS,
     level,
     playout,
+    playouts_home,
     predict,
     predict_game,
     score,
@@ -37,6 +39,7 @@ def test_the_same_deal_gives_the_same_prediction():
     assert first.bound == 52 and first.line >= first.bound
     assert 0 <= first.winning_first <= first.first_moves == first.probed_first
     assert 0 <= first.playout_wins <= first.playouts == 6
+    assert 0 <= first.playout_home <= first.bound
 
 
 def test_a_position_anyone_wins_is_level_one_and_a_real_deal_is_harder():
@@ -45,6 +48,7 @@ def test_a_position_anyone_wins_is_level_one_and_a_real_deal_is_harder():
     assert trivial.line == trivial.bound == 52
     assert trivial.winning_first == trivial.first_moves > 0
     assert trivial.playout_wins == trivial.playouts
+    assert trivial.playout_home == 52
     assert trivial.score < 0.1 and trivial.level == 1 and trivial.name == "easy"
     real = predict("SH1-C4-AAAAAAB", **SMALL)  # a third of its first moves lose
     assert real.solved
@@ -67,13 +71,15 @@ def test_the_time_budget_stops_the_first_move_searches():
     assert not found.solved and found.level == 0
 
 
-def test_a_playout_is_seeded_and_wins_a_won_position():
+def test_a_playout_is_seeded_and_brings_every_card_home_from_a_won_position():
     start = position("SH1-C4-AAAAAAB", **SORTED)
-    assert playout(start, random.Random(1))
+    assert playout(start, random.Random(1)) == 52
     assert start == position("SH1-C4-AAAAAAB", **SORTED)  # unchanged
     deal = new_game("SH1-C4-AAAAAAF")
-    runs = [[playout(deal, random.Random(seed)) for seed in range(5)] for _ in range(2)]
-    assert runs[0] == runs[1]
+    runs = [playouts_home(deal, playouts=5) for _ in range(2)]
+    assert runs[0] == runs[1] and all(0 <= cards <= 52 for cards in runs[0])
+    # Past its deadline a prediction plays one playout, not none and not all.
+    assert len(playouts_home(deal, playouts=5, deadline=time.perf_counter())) == 1
 
 
 @pytest.mark.parametrize(
@@ -82,11 +88,11 @@ def test_a_playout_is_seeded_and_wins_a_won_position():
         ({"nodes": 100}, {"nodes": 100_000}),
         ({"line": 60}, {"line": 90}),
         ({"winning": 1.0}, {"winning": 0.5}),
-        ({"playout_rate": 0.8}, {"playout_rate": 0.1}),
+        ({"home": 0.8}, {"home": 0.1}),
     ],
 )
 def test_the_score_grows_with_each_sign_of_difficulty(easier, harder):
-    base = {"nodes": 1_000, "line": 70, "bound": 52, "winning": 0.8, "playout_rate": 0.3}
+    base = {"nodes": 1_000, "line": 70, "bound": 52, "winning": 0.8, "home": 0.3}
     assert score(**{**base, **easier}) < score(**{**base, **harder})
 
 
@@ -111,6 +117,7 @@ def test_the_published_block_is_counts_and_a_level():
         "probed_first",
         "playouts",
         "playout_wins",
+        "playout_home",
         "score",
     }
     assert block["name"] in LEVELS

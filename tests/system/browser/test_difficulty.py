@@ -72,6 +72,14 @@ def test_a_running_day_shows_its_predicted_level_and_the_card_its_outcomes(new_p
     post_actions(page, attempt, 0, daily["proof"])
     page.wait_for_selector("#win", state="visible", timeout=20_000)
     outcomes = page.locator("#win .win-outcomes")
+    summary = outcomes.locator("summary")
+    summary.wait_for()
+    page.wait_for_function(  # filled once the day's answer came
+        "() => / won$/.test(document.querySelector('#win .win-outcomes summary').textContent)"
+    )
+    assert "The day's results" in summary.inner_text()
+    if outcomes.get_attribute("open") is None:  # closed below 900 px of height: a tap opens it
+        summary.click()
     outcomes.locator(".histogram").first.wait_for()
     mine = outcomes.locator(".bucket.mine")
     assert mine.count() == 2  # by moves and by time

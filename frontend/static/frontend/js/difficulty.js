@@ -161,21 +161,31 @@ export function showDifficulty(day, root = document) {
 }
 
 /** The result card's outcomes of the game's day (a daily deal's game only),
- *  the player's own result marked; put in `dialog` once, before its actions. */
+ *  the player's own result marked: a <details> put in `dialog` once, before its
+ *  actions, closed unless the screen is tall enough to show it without
+ *  scrolling the card (a phone opens it with a tap). */
 export async function showOutcomes(dialog, game) {
   if (!game?.daily) return;
   let box = dialog.querySelector(".win-outcomes");
   if (!box) {
-    box = document.createElement("section");
+    box = document.createElement("details");
     box.className = "win-outcomes";
-    box.setAttribute("aria-label", gettext("How the day went"));
+    box.open = matchMedia("(min-height: 900px)").matches;
+    box.innerHTML = '<summary></summary><div class="win-outcomes-body"></div>';
     dialog.querySelector(".dialog-actions")?.before(box);
   }
   const day = await get(`/api/daily/${game.daily}/`);
   const entry = day.deals.find((d) => d.variant === game.variant);
   if (!entry?.difficulty) return;
+  const { predicted, histogram } = entry.difficulty;
   const own = { won: game.status === "won", moves: game.moves, ms: game.elapsed_ms };
-  const level = entry.difficulty.predicted ? `<p class="muted small">${escapeHtml(gettext("Predicted difficulty"))}: ${escapeHtml(levelText(entry.difficulty.predicted))}</p>` : "";
-  box.innerHTML = `<h3>${escapeHtml(gettext("The day's results"))}</h3>${level}${histogramHtml(entry.difficulty.histogram, own)}`;
-  sizeBars(box);
+  const counts = fmt(ngettext("%(n)s player, %(won)s won", "%(n)s players, %(won)s won", histogram.players), {
+    n: formatNumber(histogram.players),
+    won: formatNumber(histogram.wins),
+  });
+  box.querySelector("summary").textContent = `${gettext("The day's results")} · ${counts}`;
+  const level = predicted ? `<p class="muted small">${escapeHtml(gettext("Predicted difficulty"))}: ${escapeHtml(levelText(predicted))}</p>` : "";
+  const body = box.querySelector(".win-outcomes-body");
+  body.innerHTML = `${level}${histogramHtml(histogram, own)}`;
+  sizeBars(body);
 }
