@@ -118,18 +118,19 @@ class Prediction:
 # --- the level -------------------------------------------------------------------------
 
 THRESHOLDS: dict[str, tuple[float, float, float, float]] = {
-    "EH1-N": (0.476, 0.531, 0.568, 0.599),
-    "SH1-C4": (0.248, 0.324, 0.345, 0.404),
-    "SH1-C2": (0.286, 0.303, 0.351, 0.379),
-    "SH1-C1": (0.277, 0.349, 0.359, 0.416),
+    "EH1-N": (0.469, 0.504, 0.528, 0.573),
+    "SH1-C4": (0.234, 0.324, 0.35, 0.404),
+    "SH1-C2": (0.286, 0.303, 0.351, 0.38),
+    "SH1-C1": (0.277, 0.35, 0.36, 0.416),
 }
 """Per variant, the scores (:func:`score`) at which levels 2, 3, 4 and 5 begin.
 
-Found by ``bench/difficulty.py``: it predicts the first proven candidate deal of
-many dates (as the daily job picks them) and prints the 20th, 40th, 60th and
-80th percentiles of their scores — so on the variant's own daily deals each
-level is about a fifth of the days, and the level says how this day compares
-with that variant's other days (the variant itself says how hard the game is).
+Found by ``bench/difficulty.py`` (30 dates from 2026-01-01 a variant): it
+predicts the first proven candidate deal of each date (as the daily job picks
+them) and prints the 20th, 40th, 60th and 80th percentiles of their scores —
+so on the variant's own daily deals each level is about a fifth of the days,
+and the level says how this day compares with that variant's other days (the
+variant itself says how hard the game is).
 A variant missing here (a test's game) uses ``DEFAULT_THRESHOLDS``."""
 
 DEFAULT_THRESHOLDS = (0.25, 0.45, 0.60, 0.75)
