@@ -204,6 +204,10 @@ class DailySerializer(serializers.Serializer):
                 help_text="once the day is over: the file of every counted result with its"
                 " actions, for verify-day (null until it is built)",
             ),
+            "difficulty": serializers.JSONField(
+                help_text='{"predicted": counts and level | null, "measured": null until the'
+                ' day is over, "histogram": the counted results\' outcomes} (docs/api.md)'
+            ),
         },
         many=True,
     )

@@ -18,8 +18,9 @@ for a solver: it takes the first candidate unproven and logs it — the day is
 never left without a deal. Used by the writes (``services``) and the reads
 (``selectors``) alike.
 
-What is published when: ``commitment`` (SHA-256 of the code) and ``par`` from
-the start of the day, ``code`` and ``proof`` once it is over (``day_over``).
+What is published when: ``commitment`` (SHA-256 of the code), ``par`` and the
+predicted difficulty (``predicted``: counts only) from the start of the day,
+``code`` and ``proof`` once it is over (``day_over``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,16 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games.engine import ALL_VARIANTS, VARIANTS, Effort, GameCode, new_game, parse_variant, solve
+from games.engine import (
+    ALL_VARIANTS,
+    VARIANTS,
+    Effort,
+    GameCode,
+    new_game,
+    parse_variant,
+    predict,
+    solve,
+)
 from games.engine.solver import Outcome
 
 from . import metrics
@@ -149,7 +159,16 @@ def daily_deal_choose(*, date: dt.date, variant: str, effort: Effort | None = No
     return Choice(chosen, None, tried)
 
 
-def _store(*, date: dt.date, variant: str, choice: Choice) -> DailyDeal:
+def predicted(*, code: GameCode, variant: str) -> dict[str, object]:
+    """The published prediction of a proven deal's difficulty (issue 27): counts
+    and a level only (``games/engine/difficulty.py``), the proof searched again
+    within the variant's node budget."""
+    return predict(code, nodes=VARIANTS[variant][1].effort.nodes).to_json()
+
+
+def _store(
+    *, date: dt.date, variant: str, choice: Choice, prediction: dict[str, object] | None = None
+) -> DailyDeal:
     proof = choice.proof
     try:
         with transaction.atomic():
@@ -161,6 +180,7 @@ def _store(*, date: dt.date, variant: str, choice: Choice) -> DailyDeal:
                 proof=proof,
                 par=len(proof) if proof is not None else None,
                 tried=choice.tried,
+                predicted=prediction,
             )
     except IntegrityError:  # another worker or request stored the day first
         return DailyDeal.objects.select_related("deal").get(date=date, variant=variant)
@@ -176,7 +196,9 @@ def daily_deal_prepare(*, date: dt.date, variant: str, effort: Effort | None = N
         return daily
     started = time.perf_counter()
     choice = daily_deal_choose(date=date, variant=variant, effort=effort)
-    daily = _store(date=date, variant=variant, choice=choice)
+    # How hard it is, published beside the commitment: an unproven deal has none.
+    prediction = predicted(code=choice.code, variant=variant) if choice.proof else None
+    daily = _store(date=date, variant=variant, choice=choice, prediction=prediction)
     seconds = time.perf_counter() - started
     metrics.daily_prepared(
         variant=variant, proven=choice.proof is not None, tried=choice.tried, seconds=seconds

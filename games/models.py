@@ -51,6 +51,16 @@ class DailyDeal(models.Model):
         null=True, blank=True, help_text="the solver's winning line: never sent to a player"
     )
     tried = models.PositiveIntegerField(default=1, help_text="candidate deals tried")
+    predicted = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="predicted difficulty, counts only (games/difficulty.py): published",
+    )
+    measured = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="measured difficulty and the outcome histogram, once the day is over",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["date", "variant"], name="daily_per_day")]

@@ -33,6 +33,7 @@ from .dailies import (
     day_over,
     utc_today,
 )
+from .difficulty import difficulty_json
 from .models import Action, Attempt, DailyDeal, DayResults
 
 Viewer = User | AnonymousUser
@@ -386,6 +387,8 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
             entry["code"] = daily.deal.code
             entry["proof"] = daily.proof
             entry["results"] = files.get(daily.pk)
+        # Predicted: counts only, from the start; measured once over (issue 27).
+        entry["difficulty"] = difficulty_json(daily, over=over)
         deals.append(entry)
     end = day_end(date)
     return {

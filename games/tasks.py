@@ -23,6 +23,7 @@ from . import (
     analysis,
     dailies,
     dayfile,
+    difficulty,
     fairplay,
     partitions,
     practice,
@@ -105,6 +106,9 @@ def prepare_daily_deals(start: str | None = None, days: int = dailies.DAYS_AHEAD
         for variant in ALL_VARIANTS:
             prepare_daily_deal.delay((first + dt.timedelta(days=offset)).isoformat(), variant)
             queued += 1
+    # The days prepared before predictions existed get theirs (issue 27), one task each.
+    for daily_id in difficulty.dailies_unpredicted():
+        predict_daily_deal.delay(daily_id)
     return queued
 
 
@@ -203,6 +207,7 @@ def after_the_day() -> int:
     for daily in days:
         analyse_day.delay(daily.pk)
         build_day_results.delay(daily.pk)
+        measure_daily_deal.delay(daily.pk)
     return len(days)
 
 
@@ -249,6 +254,21 @@ def build_day_results(daily_id: int, rebuild: bool = False) -> str | None:
     its board changed. Returns the file's SHA-256 (None: the day is not closed)."""
     results = dayfile.day_results_build(daily_id=daily_id, rebuild=rebuild)
     return results.sha256 if results else None
+
+
+@shared_task(**DATABASE_RETRY)
+def measure_daily_deal(daily_id: int) -> bool:
+    """Measure how hard a day that is over was (``games/difficulty.py``); False
+    for a day still running."""
+    return difficulty.daily_deal_measure(daily_id=daily_id) is not None
+
+
+@shared_task
+def predict_daily_deal(daily_id: int) -> bool:
+    """Predict a proven daily deal's difficulty if it has none (a day prepared
+    before there were predictions); a few seconds of solver search."""
+    daily = difficulty.daily_deal_predict(daily_id=daily_id)
+    return daily is not None and daily.predicted is not None
 
 
 # --- what the services ask for (games/signals.py) -----------------------------------------

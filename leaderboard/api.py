@@ -1,7 +1,8 @@
 """``/api/leaderboard/{date}/{variant}/``, ``/api/players/{username}/``, the
 archive's calendars, ``/api/calendar/`` and ``/api/players/{username}/calendar/``,
 and where a practice of a past daily would have ranked,
-``/api/leaderboard/would-rank/{game id}/``."""
+``/api/leaderboard/would-rank/{game id}/``; the table of predicted against
+measured difficulty, ``/api/difficulty/``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from rest_framework.views import APIView
 
 from games.api import ERRORS
 from games.dailies import utc_today
+from games.difficulty import difficulty_month
 from games.engine import ALL_VARIANTS
 from kit.api import GameIdConverter, parse_date, parse_month
 from kit.errors import NotFound
@@ -236,3 +238,43 @@ def _game_id(text: str) -> int:
         with contextlib.suppress(ValueError):  # past the largest id
             return GameIdConverter().to_python(text)
     raise NotFound("not_found", f"No game {text!r}.")
+
+
+LEVEL = inline_serializer(
+    "DifficultyLevel",
+    {"level": serializers.IntegerField(allow_null=True), "name": serializers.CharField()},
+    allow_null=True,
+)
+
+
+class DifficultyMonthSerializer(serializers.Serializer):
+    month = serializers.CharField(help_text="YYYY-MM")
+    variants = serializers.ListField(child=serializers.CharField())
+    days = inline_serializer(
+        "DifficultyDay",
+        {
+            "date": serializers.DateField(),
+            "variant": serializers.CharField(),
+            "predicted": LEVEL,
+            "measured": LEVEL.__class__(allow_null=True),
+            "players": serializers.IntegerField(allow_null=True),
+            "win_rate": serializers.FloatField(allow_null=True),
+            "delta": serializers.IntegerField(
+                allow_null=True, help_text="measured level minus predicted level"
+            ),
+        },
+        many=True,
+        help_text="the month's daily deals whose day is over",
+    )
+
+
+class DifficultyView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        parameters=[MONTH],
+        responses={200: DifficultyMonthSerializer, **ERRORS},
+        summary="A month of past daily deals: predicted against measured difficulty",
+    )
+    def get(self, request: Request) -> Response:
+        return Response(difficulty_month(month=_month(request)))

@@ -2,7 +2,14 @@
 
 from django.urls import path
 
-from .api import CalendarView, LeaderboardView, PlayerCalendarView, PlayerView, WouldRankView
+from .api import (
+    CalendarView,
+    DifficultyView,
+    LeaderboardView,
+    PlayerCalendarView,
+    PlayerView,
+    WouldRankView,
+)
 
 urlpatterns = [
     # Before the day's board, whose two free segments would take it.
@@ -11,4 +18,5 @@ urlpatterns = [
     path("players/<str:username>/", PlayerView.as_view(), name="player"),
     path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),
     path("calendar/", CalendarView.as_view(), name="calendar"),
+    path("difficulty/", DifficultyView.as_view(), name="difficulty"),
 ]

@@ -26,6 +26,7 @@ from .codes import (
     encode_key,
     parse_variant,
 )
+from .difficulty import Prediction, predict
 from .easy_harp import EASY_HARP, EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
 from .history import UNDO_LIMIT, Step
@@ -77,6 +78,7 @@ __all__ = [
     "NeverLooked",
     "Plural",
     "PostMortem",
+    "Prediction",
     "Seahaven",
     "Sentence",
     "Step",
@@ -97,6 +99,7 @@ __all__ = [
     "parse_action",
     "parse_card",
     "parse_variant",
+    "predict",
     "register",
     "replay",
     "solve",

@@ -57,6 +57,7 @@ DAILY_ENTRY_KEYS = {
     "score",
     "replays_open",
     "leaderboard",
+    "difficulty",  # issue 27: predicted (counts only), measured once over, histogram
 }
 
 

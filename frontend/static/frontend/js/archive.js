@@ -9,6 +9,7 @@ import { LANG, escapeHtml, fmt, statusLabel } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
 import { signedIn } from "./settings.js";
+import "./difficultytable.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("archive");

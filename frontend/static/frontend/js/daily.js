@@ -14,6 +14,7 @@ import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { ensurePlayer } from "./guest.js";
 import { dayResultsBlock } from "./dayresults.js";
+import { showDifficulty } from "./difficulty.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -132,6 +133,7 @@ try {
   const day = await get(`/api/daily/${date}/`);
   $("day-deals").innerHTML = day.deals.map((deal, i) => (day.over && deal.code ? revealed(deal, i) : sealed(deal, i))).join("");
   $("day-empty").hidden = day.deals.length > 0;
+  showDifficulty(day, $("day-deals"));
   if (!day.over) {
     endsAt = performance.now() + day.seconds_left * 1000;
     tick();

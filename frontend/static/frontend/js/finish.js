@@ -13,6 +13,7 @@ import { LANG, announce, fmt, formatMs, formatNumber, statusLabel } from "./i18n
 import { variantLabel } from "./catalogue.js";
 import { reducedMotion } from "./motion.js";
 import { followLeaderboard } from "./feed.js";
+import { showOutcomes } from "./difficulty.js";
 
 const $ = (id) => document.getElementById(id);
 const CASCADE_PER_PILE = 6; // the top cards of each foundation fall
@@ -211,6 +212,7 @@ export class Finish {
     const asks = [this.par(game).then((par) => (this.figures.par = par))];
     if (game.ranked && game.daily && !game.guest) asks.push(this.loadRank(), this.loadStreak());
     if (mayHaveADay(game)) asks.push(this.loadWouldRank());
+    asks.push(showOutcomes($("win"), game)); // the day's histogram, this result marked
     await Promise.allSettled(asks);
     this.fill(); // with the game as it is now (a later state of the same attempt may have come)
   }

@@ -1,0 +1,341 @@
+"""How hard a deal is, predicted before anyone plays it (issue 27, "How hard it
+was"): the solver's statistics and simple playouts, combined into a level.
+
+    >>> from games.engine.difficulty import predict
+    >>> found = predict("SH1-C4-AAAAAJ2")
+    >>> found.level, found.name, found.to_json()["nodes"]
+
+Four figures, each a count — none names a card, a move or a position, so the
+daily page may publish them beside the commitment while the day runs:
+
+* ``nodes``: positions the solver expanded to prove the deal from its start
+  (a deal the solver wins straight away is easy to read; one it must dig
+  through is not);
+* ``line`` against ``bound``: the solver's winning line against a lower bound on
+  any winning line — every card not home must be brought home, one action each;
+* ``winning_first`` of ``first_moves``: how many of the distinct legal first
+  moves (moves that lead to the same position are one) still lead to a proven
+  win, each searched within a budget of its own;
+* ``playout_wins`` of ``playouts``: how many games a fixed simple strategy
+  (:func:`playout`) wins, each seeded from the deal, so the same deal always
+  gives the same count; and ``playout_home``, the cards those games brought
+  home on average — the graded form of the same signal, since the simple
+  strategy rarely wins a whole game (never, on the Easy Harp days measured).
+
+:func:`level` turns them into a level 1-5 (``LEVELS``) by a score compared with
+each variant's thresholds (``THRESHOLDS``), found on real candidate deals
+(``bench/difficulty.py``).
+
+The solver and the playouts see every card: in Easy Harp these figures derive
+from hidden cards. They are counts about the whole deal, the same for everyone,
+and say nothing of where any card lies — the only reason they may be shown
+while the day runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Move, Stock, Undo
+from .base import Game
+from .codes import GameCode
+from .registry import new_game, solve
+from .solver import Outcome
+
+LEVELS: tuple[str, ...] = ("easy", "moderate", "hard", "tough", "fiendish")
+"""Level ``n`` (1-5) is named ``LEVELS[n - 1]``; the client translates the name."""
+
+PLAYOUTS = 16
+"""Simple playouts a prediction plays: the cards they bring home vary by about a
+third from one to the next; sixteen make the mean steady to a few cards, at
+about 50 ms each in Seahaven and 150 ms in Easy Harp."""
+
+PLAYOUT_STEPS = 600
+"""A playout gives up after this many actions (the solver's lines: 70-100 in
+Seahaven, 290-480 in Easy Harp)."""
+
+FIRST_MOVE_NODES = 5_000
+"""The least search budget of each first move, and twice the deal's own proof
+when that is more: a winnable first move is most often proven in a few hundred
+positions in Seahaven, a few thousand in Easy Harp; one that needs more counts
+as not winning."""
+
+SECONDS = 20.0
+"""A safety stop for a whole prediction: the first-move searches and then the
+playouts stop when it is spent (``probed_first`` and ``playouts`` say how many
+ran); the budgets decide normally. With the daily job's own minute of search
+it keeps a preparation task within its time limit (docs/operations.md)."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A deal's difficulty statistics and the level they make (:func:`predict`)."""
+
+    solved: bool
+    """The solver proved the deal winnable within its budget; without a proof the
+    other figures are not computed and the level is unknown (``level`` 0)."""
+    nodes: int
+    line: int
+    bound: int
+    first_moves: int
+    winning_first: int
+    probed_first: int
+    """First moves searched before the time ran out (``first_moves`` normally)."""
+    playouts: int
+    playout_wins: int
+    playout_home: int
+    """Cards the playouts brought home, on average (rounded down)."""
+    score: float
+    level: int
+
+    @property
+    def name(self) -> str:
+        return LEVELS[self.level - 1] if self.level else "unknown"
+
+    def to_json(self) -> dict[str, Any]:
+        """The published block: counts and the level only."""
+        return {
+            "level": self.level or None,
+            "name": self.name,
+            "nodes": self.nodes,
+            "line": self.line,
+            "bound": self.bound,
+            "first_moves": self.first_moves,
+            "winning_first": self.winning_first,
+            "probed_first": self.probed_first,
+            "playouts": self.playouts,
+            "playout_wins": self.playout_wins,
+            "playout_home": self.playout_home,
+            "score": round(self.score, 3),
+        }
+
+
+# --- the level -------------------------------------------------------------------------
+
+THRESHOLDS: dict[str, tuple[float, float, float, float]] = {
+    "EH1-N": (0.469, 0.504, 0.528, 0.573),
+    "SH1-C4": (0.234, 0.324, 0.35, 0.404),
+    "SH1-C2": (0.286, 0.303, 0.351, 0.38),
+    "SH1-C1": (0.277, 0.35, 0.36, 0.416),
+}
+"""Per variant, the scores (:func:`score`) at which levels 2, 3, 4 and 5 begin.
+
+Found by ``bench/difficulty.py`` (30 dates from 2026-01-01 a variant): it
+predicts the first proven candidate deal of each date (as the daily job picks
+them) and prints the 20th, 40th, 60th and 80th percentiles of their scores —
+so on the variant's own daily deals each level is about a fifth of the days,
+and the level says how this day compares with that variant's other days (the
+variant itself says how hard the game is).
+A variant missing here (a test's game) uses ``DEFAULT_THRESHOLDS``."""
+
+DEFAULT_THRESHOLDS = (0.25, 0.45, 0.60, 0.75)
+
+
+def score(*, nodes: int, line: int, bound: int, winning: float, home: float) -> float:
+    """0 (trivial) to about 1 (fiendish): the mean of four parts, each 0-1 —
+    the solver's work (log scale, 10 positions to 100,000), the line's excess
+    over the bound (three times the bound or more: 1), the share of first
+    moves that lose, and the share of the cards the simple playouts left out
+    (``home``: the share they brought home; 1 when they all win)."""
+    work = min(1.0, max(0.0, (math.log10(max(nodes, 1)) - 1) / 4))
+    detour = min(1.0, max(0.0, (line / bound - 1) / 2)) if bound else 0.0
+    return (work + detour + (1 - winning) + (1 - home)) / 4
+
+
+def level(value: float, thresholds: tuple[float, ...] = DEFAULT_THRESHOLDS) -> int:
+    """1-5: one more than the thresholds ``value`` reaches."""
+    return 1 + sum(value >= t for t in thresholds)
+
+
+# --- the playouts ----------------------------------------------------------------------
+
+
+def _position(game: Game) -> tuple[object, ...]:
+    """The cards' places, without the score or the history: what a playout must
+    not come back to."""
+    return (tuple(tuple(c.id for c in pile) for pile in game.piles.values()), game.won)
+
+
+def _take_back(move: Move | Stock) -> bool:
+    """A card back from a foundation: never needed to win (the solvers never
+    make one either), so neither the playouts nor the first moves count it."""
+    return isinstance(move, Move) and move.source[0] == "f"
+
+
+def _standing(game: Game) -> float:
+    """How well a position stands, for the simple strategy: cards home count
+    most; a card a foundation waits for costs one for each card above it;
+    free cells and empty columns are worth a little."""
+    wanted = {(suit, len(game.piles[spot]) + 1) for spot, suit in game.spot_suit.items()}
+    home = _home(game)
+    buried = 0
+    for pile_id in game.columns + game.cells:
+        pile = game.piles[pile_id]
+        for depth, card in enumerate(reversed(pile)):
+            if (card.suit, card.rank) in wanted:
+                buried += depth
+    free = sum(not game.piles[c] for c in game.cells)
+    empty = sum(not game.piles[t] for t in game.columns)
+    return 4 * home - buried + 0.5 * free + empty
+
+
+PLAYOUT_NOISE = 1.5
+"""The random part of a playout's choice (added to :func:`_standing`): enough
+that playouts of one deal differ, too little to undo a card's worth of burial."""
+
+
+def playout(start: Game, rng: random.Random, *, steps: int = PLAYOUT_STEPS) -> int:
+    """Play one game from ``start`` (unchanged) by a fixed simple strategy and
+    say how many cards it brought home (all of them: it won). The strategy:
+    send a card home when one can go (the first listed); else play the move
+    whose position stands best (:func:`_standing`, plus a little noise from
+    ``rng``) among those that reach a position not seen in this playout; never
+    a card back from a foundation. It stops when nothing new is reachable, or
+    after ``steps`` actions."""
+    game = start.copy()
+    seen = {_position(game)}
+    for _ in range(steps):
+        if game.won:
+            break
+        moves = [
+            m for m in game.generate_moves() if not (isinstance(m, Move) and m.source[0] == "f")
+        ]
+        home = next((m for m in moves if isinstance(m, Move) and m.target[0] == "f"), None)
+        if home is not None:
+            game.play(home)
+            seen.add(_position(game))
+            continue
+        best: tuple[float, Move | Stock] | None = None
+        for move in moves:
+            game.play(move)
+            if _position(game) not in seen:
+                value = _standing(game) + rng.random() * PLAYOUT_NOISE
+                if best is None or value > best[0]:
+                    best = (value, move)
+            game.play(Undo())
+        if best is None:
+            break
+        game.play(best[1])
+        seen.add(_position(game))
+    return _home(game) - _home(start)
+
+
+def _seed(code: GameCode) -> int:
+    return int.from_bytes(hashlib.sha256(f"difficulty:{code}".encode("ascii")).digest()[:8], "big")
+
+
+def _home(game: Game) -> int:
+    return sum(len(game.piles[spot]) for spot in game.foundations)
+
+
+def playouts_home(
+    start: Game, *, playouts: int = PLAYOUTS, deadline: float | None = None
+) -> list[int]:
+    """The cards each of ``playouts`` seeded playouts brings home: the same list
+    for the same position — shorter if ``deadline`` (``time.perf_counter``)
+    passes first (at least one is played)."""
+    rng = random.Random(_seed(start.code))
+    home: list[int] = []
+    while len(home) < playouts and (not home or deadline is None or time.perf_counter() < deadline):
+        home.append(playout(start, rng))
+    return home
+
+
+# --- the first moves -------------------------------------------------------------------
+
+
+def first_moves(start: Game) -> list[Game]:
+    """The positions the distinct legal first moves reach (one per position: a
+    card into one free cell or another is one move)."""
+    reached: dict[tuple[object, ...], Game] = {}
+    for move in start.generate_moves():
+        if _take_back(move):
+            continue
+        board = start.copy()
+        board.apply(move)
+        reached.setdefault(_position(board), board)
+    return list(reached.values())
+
+
+# --- the prediction --------------------------------------------------------------------
+
+
+def predict(code: GameCode | str, **budgets: Any) -> Prediction:
+    """The deal ``code``'s difficulty from its start (:func:`predict_game`)."""
+    return predict_game(new_game(code), **budgets)
+
+
+def predict_game(
+    start: Game,
+    *,
+    nodes: int = 200_000,
+    first_move_nodes: int = FIRST_MOVE_NODES,
+    playouts: int = PLAYOUTS,
+    seconds: float = SECONDS,
+    thresholds: tuple[float, ...] | None = None,
+) -> Prediction:
+    """The difficulty of the position ``start`` (unchanged; a deal's start, or a
+    position built by a test): the solver's proof within ``nodes`` positions,
+    each distinct first move searched within ``first_move_nodes``,
+    ``playouts`` simple playouts; at most about ``seconds`` in all.
+    Deterministic for a given position and budgets (unless the time runs out,
+    which ``probed_first`` and ``playouts`` show)."""
+    deadline = time.perf_counter() + seconds
+    proof = solve(start, nodes=nodes, seconds=seconds)
+    bound = sum(len(start.piles[p]) for p in start.pile_ids if p not in start.foundations)
+    if proof.outcome is not Outcome.SOLVED:
+        return Prediction(False, proof.nodes, 0, bound, 0, 0, 0, 0, 0, 0, 0.0, 0)
+    children = first_moves(start)
+    budget = min(nodes, max(first_move_nodes, 2 * proof.nodes))
+    winning = probed = 0
+    for child in children:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        probed += 1
+        found = solve(child, nodes=budget, seconds=left)
+        winning += found.outcome is Outcome.SOLVED
+    home = playouts_home(start, playouts=playouts, deadline=deadline)
+    wins = sum(cards == bound for cards in home)
+    value = score(
+        nodes=proof.nodes,
+        line=len(proof.line),
+        bound=bound,
+        winning=winning / len(children) if children else 0.0,
+        home=sum(home) / (len(home) * bound) if home and bound else 0.0,
+    )
+    if thresholds is None:
+        thresholds = THRESHOLDS.get(start.code.variant_id, DEFAULT_THRESHOLDS)
+    return Prediction(
+        True,
+        proof.nodes,
+        len(proof.line),
+        bound,
+        len(children),
+        winning,
+        probed,
+        len(home),
+        wins,
+        sum(home) // len(home) if home else 0,
+        value,
+        level(value, thresholds),
+    )
+
+
+__all__ = [
+    "LEVELS",
+    "PLAYOUTS",
+    "THRESHOLDS",
+    "Prediction",
+    "level",
+    "playout",
+    "playouts_home",
+    "predict",
+    "predict_game",
+    "score",
+]
