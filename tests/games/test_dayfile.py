@@ -13,7 +13,6 @@ import gzip
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from games.fairplay import attempt_disqualify, review_clear
 from games.models import Attempt, DailyDeal, DayResults
 from games.services import attempts_close_stale
 from games.tasks import after_the_day
+from tests.games.engine.test_dayfile import verify_day_command
 from tests.support.api import act, assert_error, start, win_daily
 from tests.support.fairplay import make_staff
 
@@ -97,13 +97,7 @@ def download(client: Any, date: dt.date) -> Any:
 def verify_day(data: bytes, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "day.jsonl"
     path.write_bytes(data)
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine", "verify-day", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    return verify_day_command(path)
 
 
 def test_the_closed_day_file_is_the_board_and_verify_day_passes(

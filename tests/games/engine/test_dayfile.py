@@ -76,16 +76,21 @@ def verify(data: bytes, tmp_path: Path) -> tuple[int, str]:
     return main(["verify-day", str(path)], stdout=out), out.getvalue()
 
 
-def test_a_good_file_passes_as_a_real_command(tmp_path):
-    data = write(the_day())
-    (tmp_path / "day.jsonl").write_bytes(data)
-    done = subprocess.run(
-        [sys.executable, "-m", "games.engine", "verify-day", str(tmp_path / "day.jsonl")],
+def verify_day_command(path: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m games.engine verify-day PATH`` as a player runs it, from the source."""
+    return subprocess.run(
+        [sys.executable, "-m", "games.engine", "verify-day", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_a_good_file_passes_as_a_real_command(tmp_path):
+    data = write(the_day())
+    (tmp_path / "day.jsonl").write_bytes(data)
+    done = verify_day_command(tmp_path / "day.jsonl")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all 3 results hold" in done.stdout and done.stdout.count("\n") == 1
 

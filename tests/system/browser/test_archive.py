@@ -38,7 +38,8 @@ def month_of(day: dt.date) -> str:
     return f"{day.year:04d}-{day.month:02d}"
 
 
-def won_yesterday(server: Any, name: str) -> None:
+def won_days_ago(server: Any, name: str, days: list[int], variant: str = "SH1-C4") -> None:
+    """``name`` won the ranked daily of ``variant`` on each of ``days`` days ago."""
     server.python(
         "import datetime as dt\n"
         "from django.utils import timezone\n"
@@ -47,9 +48,11 @@ def won_yesterday(server: Any, name: str) -> None:
         "from games.models import Attempt\n"
         "from games.services import _create_attempt\n"
         f"user = User.objects.get(username={name!r})\n"
-        "daily = daily_deal_get(date=utc_today() - dt.timedelta(days=1), variant='SH1-C4')\n"
-        "a = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)\n"
-        "Attempt.objects.filter(pk=a.pk).update(status='won', won=True, verified=True,"
+        f"for n in {days!r}:\n"
+        "    date = utc_today() - dt.timedelta(days=n)\n"
+        f"    daily = daily_deal_get(date=date, variant={variant!r})\n"
+        "    a = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)\n"
+        "    Attempt.objects.filter(pk=a.pk).update(status='won', won=True, verified=True,"
         " score=500, moves=90, elapsed_ms=90_000, finished_at=timezone.now())"
     )
 
@@ -90,7 +93,7 @@ def test_the_lobby_shows_the_streak_and_the_archive_the_won_days(new_page, serve
     attempt = open_daily(page, "SH1-C4")
     post_actions(page, attempt, 0, daily["proof"])
     assert api(page, "GET", f"/api/games/{attempt}/")["status"] == "won"
-    won_yesterday(server, name)
+    won_days_ago(server, name, [1])
 
     page.goto("/")
     page.wait_for_selector("#deals[aria-busy=false]")

@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import subprocess
-import sys
-from pathlib import Path
 
-from tests.support.browser import ROOT, screenshot
+from tests.games.engine.test_dayfile import verify_day_command
+from tests.support.browser import screenshot
 
 DAYS_AGO = 2
 """A day of this test's own: the conftest's yesterday has other tests' results
@@ -66,16 +64,6 @@ result = {"sha256": built.sha256, "count": built.count, "players": players}
 )
 
 
-def verify_day(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine", "verify-day", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def test_a_closed_days_page_offers_its_results_file_and_the_command_passes(
     new_page, server, tmp_path
 ):
@@ -107,7 +95,7 @@ def test_a_closed_days_page_offers_its_results_file_and_the_command_passes(
     data = path.read_bytes()
     assert hashlib.sha256(data).hexdigest() == shown
     assert all(name.encode() in data for name in built["players"])
-    done = verify_day(path)
+    done = verify_day_command(path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all 2 results hold" in done.stdout
     screenshot(page, "daily-recheck")

@@ -10,27 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 
 from tests.support.browser import screenshot, sign_up
-from tests.system.browser.test_archive import month_of, serious_violations, today
-
-
-def won_days_ago(server: Any, name: str, days: list[int]) -> None:
-    server.python(
-        "import datetime as dt\n"
-        "from django.utils import timezone\n"
-        "from accounts.models import User\n"
-        "from games.dailies import daily_deal_get, utc_today\n"
-        "from games.models import Attempt\n"
-        "from games.services import _create_attempt\n"
-        f"user = User.objects.get(username={name!r})\n"
-        f"for n in {days!r}:\n"
-        "    daily = daily_deal_get(date=utc_today() - dt.timedelta(days=n), variant='EH1-N')\n"
-        "    a = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)\n"
-        "    Attempt.objects.filter(pk=a.pk).update(status='won', won=True, verified=True,"
-        " score=500, moves=90, elapsed_ms=90_000, finished_at=timezone.now())"
-    )
+from tests.system.browser.test_archive import month_of, serious_violations, today, won_days_ago
 
 
 def test_the_lobby_shows_the_freezes_and_the_calendar_the_frozen_day(new_page, server):
@@ -40,7 +22,7 @@ def test_the_lobby_shows_the_freezes_and_the_calendar_the_frozen_day(new_page, s
     assert page.get_attribute("#streak-freezes", "data-tokens") == "0"
     assert "No streak freeze" in page.inner_text("#streak-freezes")
 
-    won_days_ago(server, name, list(range(21, 1, -1)))
+    won_days_ago(server, name, list(range(21, 1, -1)), variant="EH1-N")
     page.reload()
     page.wait_for_selector("#streak:not([hidden])")
     streak = page.locator("#streak")

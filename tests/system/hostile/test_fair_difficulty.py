@@ -25,25 +25,11 @@ from games import difficulty, tasks
 from games.dailies import utc_today
 from games.engine.difficulty import LEVELS
 from games.models import DailyDeal
+from tests.games.engine.test_difficulty import PREDICTED_KEYS
 from tests.support.api import act, start
 from tests.support.hidden import Wire, check_cardless, prepared
 
 pytestmark = pytest.mark.django_db
-
-PREDICTED_KEYS = {
-    "level",
-    "name",
-    "nodes",
-    "line",
-    "bound",
-    "first_moves",
-    "winning_first",
-    "probed_first",
-    "playouts",
-    "playout_wins",
-    "playout_home",
-    "score",
-}
 
 
 def entry_of(body: dict[str, Any], variant: str) -> dict[str, Any]:
