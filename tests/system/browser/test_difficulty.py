@@ -106,7 +106,7 @@ def test_a_day_over_shows_predicted_measured_and_the_archive_table(new_page, ser
     assert shown.get_attribute("data-level") == str(measured["level"])
     text = towers.inner_text()
     assert "83 % of 6 players won" in text
-    assert "1 game left within 3 moves not counted" in text
+    assert "1 game resigned or abandoned in its first 3 moves is not counted" in text
     counts = [
         int(c)
         for c in towers.locator('.histogram[data-kind="moves"] .bucket').evaluate_all(

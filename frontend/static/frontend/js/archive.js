@@ -5,7 +5,7 @@
 // signed out, the days alone (GET /api/calendar/). The calendar names no deal.
 // A day a streak freeze was spent on (the day's `frozen`) shows a snowflake.
 
-import { LANG, escapeHtml, fmt, statusLabel } from "./i18n.js";
+import { LANG, escapeHtml, fmt, formatDay, statusLabel } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
 import { signedIn } from "./settings.js";
@@ -42,14 +42,7 @@ function resultLabel(result) {
 const monthDate = (month) => new Date(`${month}-01T00:00:00Z`);
 const monthName = (month) =>
   monthDate(month).toLocaleDateString(LANG, { month: "long", year: "numeric", timeZone: "UTC" });
-const longDate = (date) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString(LANG, {
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-    year: "numeric",
-    timeZone: "UTC",
-  });
+const longDate = (date) => formatDay(date, { weekday: "long", day: "numeric", month: "long", year: "numeric" });
 
 function weekdays() {
   return Array.from({ length: 7 }, (_, i) => {

@@ -40,10 +40,10 @@ export function dayResultsBlock(deal, i, commandBlock) {
     <p class="muted small">${escapeHtml(fmt(gettext("Every result on the final leaderboard (%(count)s), each with all its actions as the server recorded them: replay them yourself and see the same scores, moves and ranks."), { count: fmt(count, { n: formatNumber(results.count) }) }))}</p>
     <dl class="day-facts">
       <div class="wide"><dt>${escapeHtml(gettext("SHA-256 of the file"))}</dt><dd><code class="day-results-sha" id="results-sha-${i}">${escapeHtml(results.sha256)}</code> ${copyButton(`results-sha-${i}`)}</dd></div>
-      <div><dt>${escapeHtml(gettext("Made"))}</dt><dd>${escapeHtml(builtAt(results.built_at))}</dd></div>
+      <div><dt>${escapeHtml(gettext("File built"))}</dt><dd>${escapeHtml(builtAt(results.built_at))}</dd></div>
     </dl>
     <ol class="check-commands">
-      <li><p>${escapeHtml(gettext("The file is the one published: this must print the SHA-256 above."))}</p>
+      <li><p>${escapeHtml(gettext("Check that the file is the one published: this must print the SHA-256 above."))}</p>
         ${commandBlock(`cmd-results-hash-${i}`, `sha256sum ${file}`)}</li>
       <li><p>${escapeHtml(fmt(gettext("Replay every result with the engine: it must say \"%(holds)s\"."), { holds }))}</p>
         ${commandBlock(`cmd-results-verify-${i}`, `python -m games.engine verify-day ${file}`)}</li>

@@ -73,7 +73,7 @@ function measuredHtml(m) {
   if (m.median_moves != null) parts.push(fmt(gettext("%(n)s moves"), { n: formatNumber(m.median_moves) }));
   if (m.discounted) {
     parts.push(
-      fmt(ngettext("%(n)s game left within %(k)s moves not counted", "%(n)s games left within %(k)s moves not counted", m.discounted), {
+      fmt(ngettext("%(n)s game resigned or abandoned in its first %(k)s moves is not counted", "%(n)s games resigned or abandoned in their first %(k)s moves are not counted", m.discounted), {
         n: formatNumber(m.discounted),
         k: formatNumber(m.early_moves),
       }),
@@ -127,7 +127,7 @@ export function histogramHtml(h, own = null) {
   const times = bars("ms", gettext("Wins by time"), h.ms, labels(h.ms, formatMs), won ? bucketOf(h.ms, own.ms) : -1);
   const lost = h.resigned + h.abandoned;
   const losses = fmt(
-    ngettext("%(n)s of %(all)s result is a loss (%(share)s): %(resigned)s resigned, %(abandoned)s abandoned", "%(n)s of %(all)s results are losses (%(share)s): %(resigned)s resigned, %(abandoned)s abandoned", h.players),
+    ngettext("%(n)s result of %(all)s is a loss (%(share)s): %(resigned)s resigned, %(abandoned)s abandoned", "%(n)s results of %(all)s are losses (%(share)s): %(resigned)s resigned, %(abandoned)s abandoned", lost),
     {
       n: formatNumber(lost),
       all: formatNumber(h.players),

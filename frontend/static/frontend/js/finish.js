@@ -9,7 +9,7 @@
 import { get } from "./api.js";
 import { copyText } from "./copy.js";
 import { gameKind } from "./hud.js";
-import { LANG, announce, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
+import { LANG, announce, fmt, formatDay, formatMs, formatNumber, statusLabel } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
 import { reducedMotion } from "./motion.js";
 import { followLeaderboard } from "./feed.js";
@@ -195,7 +195,7 @@ export class Finish {
     const rank = fmt(gettext("Would have ranked #%(rank)s of %(count)s on %(date)s"), {
       rank: formatNumber(would.rank),
       count: formatNumber(would.count),
-      date: would.date,
+      date: formatDay(would.date),
     });
     const share =
       would.percentile == null

@@ -26,6 +26,11 @@ export function formatNumber(n) {
   return n == null ? "–" : Number(n).toLocaleString(LANG, { useGrouping: false });
 }
 
+/** A UTC day ("2026-12-04") in the page's language: "4 December 2026" by default. */
+export function formatDay(date, options = { day: "numeric", month: "long", year: "numeric" }) {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(LANG, { ...options, timeZone: "UTC" });
+}
+
 /** 75 000 ms → "1:15"; an hour or more → "1:02:03". */
 export function formatMs(ms) {
   if (ms == null) return "–";

@@ -6,7 +6,7 @@
 // shows its commitment — the SHA-256 of its code — never a code; the codes are
 // revealed on the day's page (/daily/{date}/) once the day is over.
 
-import { addDays, escapeHtml, fmt, formatMs, formatNumber, statusLabel } from "./i18n.js";
+import { addDays, escapeHtml, fmt, formatDay, formatMs, formatNumber, statusLabel } from "./i18n.js";
 import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
@@ -98,12 +98,7 @@ async function load() {
   try {
     const daily = await get("/api/daily/");
     DATE = daily.date;
-    $("lobby-date").textContent = new Date(`${daily.date}T00:00:00Z`).toLocaleDateString(document.documentElement.lang, {
-      timeZone: "UTC",
-      weekday: "long",
-      day: "numeric",
-      month: "long",
-    });
+    $("lobby-date").textContent = formatDay(daily.date, { weekday: "long", day: "numeric", month: "long" });
     $("today-link").href = `/daily/${daily.date}/`;
     $("yesterday-link").href = `/daily/${addDays(daily.date, -1)}/`;
     endsAt = performance.now() + daily.seconds_left * 1000;

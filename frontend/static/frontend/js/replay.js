@@ -153,7 +153,7 @@ function phraseLost(lost, settled) {
     return;
   }
   if (lost.index === null) {
-    text.textContent = gettext("The solver could not settle it in time.");
+    text.textContent = gettext("The solver ran out of time before it could tell which move lost the game.");
     return;
   }
   if (lost.still_winnable) {
@@ -162,7 +162,7 @@ function phraseLost(lost, settled) {
     const sentence = fmt(gettext("%(move)s lost the deal; before it, the game could still be won."), { move: moveName(lost.seq) });
     text.textContent = settled
       ? sentence
-      : `${fmt(gettext("%(move)s is as far as the solver could check in time; before it, the game could still be won."), { move: moveName(lost.seq) })} ${gettext("The solver could not settle it in time.")}`;
+      : `${fmt(gettext("%(move)s is as far as the solver could check in time; before it, the game could still be won."), { move: moveName(lost.seq) })} ${gettext("The solver ran out of time before it could tell which move lost the game.")}`;
     markEntry(lost.seq, "losing", settled ? gettext("the move that lost the deal") : gettext("the last move checked"));
     const jump = $("analysis-jump");
     jump.textContent = gettext("Go to the position before it");
@@ -175,7 +175,7 @@ function phraseLost(lost, settled) {
     const stock = fmt(ngettext("%(n)s card in the stock", "%(n)s cards in the stock", lost.seen.stock), { n: formatNumber(lost.seen.stock) });
     $("analysis-seen").textContent = lost.still_winnable
       ? fmt(gettext("The solver knows every card; you could see all but %(down)s and %(stock)s."), { down, stock })
-      : fmt(gettext("Lost even knowing every card — the solver sees them all. What you could see there: all but %(down)s and %(stock)s."), { down, stock });
+      : fmt(gettext("Even knowing every card, no one could have won after this move: the solver sees them all. You could see all but %(down)s and %(stock)s."), { down, stock });
     $("analysis-seen").hidden = false;
     if ($("replay-reveal")) $("analysis-reveal").hidden = false;
   }
