@@ -63,7 +63,8 @@ def test_the_card_of_a_past_dailys_practice_says_where_it_would_have_ranked(new_
     row.wait_for(state="visible")
     text = page.inner_text("#win-would-rank-text")
     assert text == (
-        f"Would have ranked #2 of 3 on {day:%B} {day.day}, {day.year}, better than 50% of that day's results."
+        f"Would have ranked #2 of 3 on {day:%B} {day.day}, {day.year},"
+        " better than 50% of that day's results."
     )
     board = f"/leaderboard/{day.isoformat()}/SH1-C2/"
     assert page.get_attribute("#win-would-rank-board", "href") == board
