@@ -54,7 +54,8 @@ def open_replay(page: Any, attempt: int) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(f"/replay/{attempt}/")
-    page.wait_for_selector("#analysis:not([hidden])")
+    # Analysed on demand, in-process here: an Easy Harp search may take ANALYSIS_SECONDS.
+    page.wait_for_selector("#analysis:not([hidden])", timeout=60_000)
     assert not errors, errors
 
 

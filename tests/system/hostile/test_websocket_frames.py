@@ -682,7 +682,7 @@ async def play_stream(run: Run, stream: Stream) -> None:
     model = Model.start(attempt["id"], stream.code)
     sock = socket_for(f"/ws/games/{attempt['id']}/", run.player)
     try:
-        assert await sock.connect() == (True, None)
+        assert await sock.connect(timeout=REPLY_TIMEOUT) == (True, None)
         check_reply(model, Expect("snapshot"), await next_message(sock))
         for index, intent in enumerate(stream.intents, start=1):
             await run.send(sock, model, frames_of(intent, model))

@@ -115,7 +115,12 @@ def legal(view: dict[str, Any]) -> dict[str, Any]:
     have a move behind them by then."""
     if view["targets"]:
         target = view["targets"][0]
-        return {"type": "move", "from": target["from"], "to": target["to"][0]}
+        return {
+            "type": "move",
+            "from": target["from"],
+            "to": target["to"][0],
+            "count": target["count"],
+        }
     if "s" in view["piles"]:
         return {"type": "stock"}
     return {"type": "undo"}
