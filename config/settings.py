@@ -5,7 +5,7 @@
 | ``DEBUG`` | ``1`` turns debug on | off |
 | ``SECRET_KEY`` | required unless ``DEBUG``: 50+ random characters | debug: made, kept |
 | ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the dailies; 32+ characters | as above |
-| ``SECRET_KEY_FALLBACKS`` | comma-separated former values of ``SECRET_KEY``, still accepted (rotation) | none |
+| ``SECRET_KEY_FALLBACKS`` | former ``SECRET_KEY`` values, comma-separated (rotation) | none |
 | ``LOCAL_SECRETS`` | where a debug run keeps the secrets it made (0600) | ``.local/secrets.env`` |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
 | ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |

@@ -43,9 +43,7 @@ def signed_in_as(client) -> str | None:
     return response.json()["username"]
 
 
-def test_a_session_survives_the_rotation_while_the_former_key_is_a_fallback(
-    make_player, settings
-):
+def test_a_session_survives_the_rotation_while_the_former_key_is_a_fallback(make_player, settings):
     former = settings.SECRET_KEY
     came_back, stayed_away = make_player(), make_player()
     assert signed_in_as(came_back) == came_back.username
