@@ -26,6 +26,7 @@ urlpatterns = [
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
     path("offline/", views.offline, name="offline"),
+    path("og/<str:date>.png", views.day_card_image, name="day-card-image"),
 ]
 
 files = [

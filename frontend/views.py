@@ -38,6 +38,7 @@ from .loading import (
     js_catalogue,
     module_bundle,
 )
+from .social import day_card, day_image
 
 IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
@@ -212,6 +213,17 @@ def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
     )
 
 
+def _published_day(date: str) -> dt.date:
+    """The day ``date`` names (YYYY-MM-DD, as written), if its deals are published."""
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        raise Http404("No such day.") from None
+    if day.isoformat() != date or day > utc_today():
+        raise Http404("No such day, or it has not come yet.")
+    return day
+
+
 def daily_today(request: HttpRequest) -> HttpResponse:
     return redirect("frontend:daily", date=utc_today().isoformat())
 
@@ -235,6 +247,9 @@ def daily(request: HttpRequest, date: str) -> HttpResponse:
         request,
         "daily.html",
         "daily",
+        card=day_card(day),
+        card_image=request.build_absolute_uri(reverse("frontend:day-card-image", args=[date])),
+        card_url=request.build_absolute_uri(request.path),
         date=date,
         today=today.isoformat(),
         previous=(day - one).isoformat() if day > dt.date.min else None,
@@ -349,4 +364,14 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     body = f"const SHELL = {json.dumps(files)};\nconst VERSION = {json.dumps(version)};\n{source}"
     response = HttpResponse(body, content_type="text/javascript; charset=utf-8")
     response["Cache-Control"] = "no-cache"
+    return response
+
+
+def day_card_image(request: HttpRequest, date: str) -> HttpResponse:
+    """``/og/<date>.png``: the image of a day's link preview (frontend/social.py),
+    drawn from the day's public figures only; 404 for what is no published day."""
+    day = _published_day(date)
+    response = HttpResponse(day_image(day), content_type="image/png")
+    running = day >= utc_today()
+    response["Cache-Control"] = "max-age=300, public" if running else "max-age=86400, public"
     return response
