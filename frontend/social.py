@@ -31,7 +31,8 @@ from .catalogue import games_catalogue
 
 WIDTH, HEIGHT = 1200, 630  # the size every preview (OpenGraph, Twitter) takes
 HEADER = "#17202e"  # theme.css --header, as the app's icons
-INK, MUTED, HEART = "#ffffff", "#c9d2e3", "#ff6b6b"
+INK, MUTED = "#ffffff", "#c9d2e3"
+MARK = Path(__file__).resolve().parent / "static" / "frontend" / "icons" / "maskable-512.png"
 FONTS = Path("/usr/share/fonts/truetype/dejavu")
 KEPT = 24 * 3600  # an image's bytes, cached; its figures are in the key
 
@@ -108,9 +109,10 @@ def draw_day(day: dt.date, figures: list[dict[str, Any]]) -> bytes:
 
     image = Image.new("RGB", (WIDTH, HEIGHT), HEADER)
     pen = ImageDraw.Draw(image)
-    pen.text((72, 60), "♠", font=_font(64), fill=INK)
-    pen.text((122, 60), "♥", font=_font(64), fill=HEART)
-    pen.text((200, 66), gettext("Patience Daily"), font=_font(56, bold=True), fill=INK)
+    # The app's icon, not glyphs: Pillow's own font (no DejaVu in the image) has no suits.
+    with Image.open(MARK) as mark:
+        image.paste(mark.convert("RGB").resize((96, 96)), (64, 48))
+    pen.text((184, 66), gettext("Patience Daily"), font=_font(56, bold=True), fill=INK)
     pen.text((72, 170), day.isoformat(), font=_font(48, bold=True), fill=INK)
     y = 260
     for figure in figures[:5]:
