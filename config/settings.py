@@ -5,6 +5,7 @@
 | ``DEBUG`` | ``1`` turns debug on | off |
 | ``SECRET_KEY`` | required unless ``DEBUG``: 50+ random characters | debug: made, kept |
 | ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the dailies; 32+ characters | as above |
+| ``SECRET_KEY_FALLBACKS`` | former ``SECRET_KEY`` values, comma-separated (rotation) | none |
 | ``LOCAL_SECRETS`` | where a debug run keeps the secrets it made (0600) | ``.local/secrets.env`` |
 | ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
 | ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
@@ -86,7 +87,7 @@ DEBUG = env_flag("DEBUG")
 # The secrets, at least this long (SECRET_KEY: Django's own deploy check asks 50)
 # and not a placeholder. Nothing guessable anywhere (issue 25): a constant debug
 # key let anyone compute a debug instance's dailies from their commitments.
-SECRET_MIN_LENGTH = {"SECRET_KEY": 50, "DAILY_DEAL_SECRET": 32}
+SECRET_MIN_LENGTH = {"SECRET_KEY": 50, "SECRET_KEY_FALLBACKS": 50, "DAILY_DEAL_SECRET": 32}
 _PLACEHOLDER = re.compile(
     r"change.?me|replace.?me|example|placeholder|insecure|development|debug|dummy|default"
     r"|not.?secret|secret.?key|your.?secret|build.?only",
@@ -152,6 +153,15 @@ SECRET_KEY = env.get("SECRET_KEY") or _local["SECRET_KEY"]
 # The daily deals' keys come from this secret alone (PRODUCT.md, "Fair daily
 # deals"), not from SECRET_KEY: rotating or leaking one does not touch the other.
 DAILY_DEAL_SECRET = env.get("DAILY_DEAL_SECRET") or _local["DAILY_DEAL_SECRET"]
+# Rotating SECRET_KEY (issue 28, docs/operations.md "Rotating SECRET_KEY"): the
+# former keys, still accepted when Django checks what it signed (sessions' auth
+# hashes, password-reset tokens, signed cookies) and never used to sign. A former
+# key was a production key, so it is held to the same bar: a weak one is refused.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", "")
+if not DEBUG:
+    for _fallback in SECRET_KEY_FALLBACKS:
+        if _problem := secret_problem("SECRET_KEY_FALLBACKS", _fallback):
+            raise ImproperlyConfigured(_problem)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 # The Django admin's path. Not a secret (the repository is public): off /admin/,

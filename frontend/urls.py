@@ -25,6 +25,8 @@ urlpatterns = [
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
+    path("offline/", views.offline, name="offline"),
+    path("og/<str:date>.png", views.day_card_image, name="day-card-image"),
 ]
 
 files = [
@@ -33,4 +35,7 @@ files = [
     path("css/<str:names>.<str:version>.css", views.css_bundle_file, name="css-bundle"),
     path("js/<str:names>.<str:version>.js", views.js_bundle_file, name="js-bundle"),
     path("jsi18n/<str:language>/<str:version>.js", views.js_catalogue_file, name="js-catalogue"),
+    # The installable app (issue 28): at the root, as the worker's scope must be.
+    path("manifest.webmanifest", views.manifest, name="manifest"),
+    path("sw.js", views.service_worker, name="service-worker"),
 ]

@@ -7,14 +7,19 @@ round trip of their own."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import re
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from accounts.api import account_of, guest_of
@@ -33,6 +38,7 @@ from .loading import (
     js_catalogue,
     module_bundle,
 )
+from .social import day_card, day_image
 
 IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
@@ -207,6 +213,17 @@ def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
     )
 
 
+def _published_day(date: str) -> dt.date:
+    """The day ``date`` names (YYYY-MM-DD, as written), if its deals are published."""
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        raise Http404("No such day.") from None
+    if day.isoformat() != date or day > utc_today():
+        raise Http404("No such day, or it has not come yet.")
+    return day
+
+
 def daily_today(request: HttpRequest) -> HttpResponse:
     return redirect("frontend:daily", date=utc_today().isoformat())
 
@@ -230,6 +247,9 @@ def daily(request: HttpRequest, date: str) -> HttpResponse:
         request,
         "daily.html",
         "daily",
+        card=day_card(day),
+        card_image=request.build_absolute_uri(reverse("frontend:day-card-image", args=[date])),
+        card_url=request.build_absolute_uri(request.path),
         date=date,
         today=today.isoformat(),
         previous=(day - one).isoformat() if day > dt.date.min else None,
@@ -272,3 +292,86 @@ def rules(request: HttpRequest) -> HttpResponse:
         "rules",
         rules_templates=[f"frontend/rules_{lang}.html", "frontend/rules_en.html"],
     )
+
+
+# The installable app (issue 28): its manifest, its service worker and the page
+# the worker shows offline. CSP: the policy's default-src 'self' covers the
+# manifest (manifest-src) and the worker (worker-src): nothing to add.
+
+THEME_COLOR = "#17202e"  # theme.css --header (light): the bar above the page
+BACKGROUND_COLOR = "#f4f5f7"  # theme.css --bg (light): the splash screen
+ICONS = (
+    ("frontend/icons/icon-192.png", "192x192", "any"),
+    ("frontend/icons/icon-512.png", "512x512", "any"),
+    ("frontend/icons/maskable-512.png", "512x512", "maskable"),
+)
+SERVICE_WORKER = Path(__file__).resolve().parent / "static" / "frontend" / "sw.js"
+# The files a page loads, as base.html links them: what the worker keeps.
+_PAGE_FILE = re.compile(r'(?:href|src)="(/(?:css|js|jsi18n|static)/[^"?#]+)"')
+
+
+def manifest(request: HttpRequest) -> HttpResponse:
+    """``/manifest.webmanifest``: what a browser needs to install the site as an
+    app (the Web App Manifest), in the page's language."""
+    body = {
+        "name": gettext("Patience Daily"),
+        "short_name": gettext("Patience"),
+        "description": gettext(
+            "The daily deal of Easy Harp and Seahaven Towers, against everyone."
+        ),
+        "id": "/",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "theme_color": THEME_COLOR,
+        "background_color": BACKGROUND_COLOR,
+        "lang": get_language() or settings.LANGUAGE_CODE,
+        "icons": [
+            {"src": static(path), "sizes": sizes, "type": "image/png", "purpose": purpose}
+            for path, sizes, purpose in ICONS
+        ],
+    }
+    response = JsonResponse(body, content_type="application/manifest+json")
+    response["Cache-Control"] = "max-age=3600, public"
+    response["Vary"] = "Cookie, Accept-Language"
+    return response
+
+
+def offline(request: HttpRequest) -> HttpResponse:
+    """The page the service worker shows when a page cannot be reached. It is
+    kept in the browser's cache, so it is drawn for nobody: no account, no
+    prefill, no game."""
+    context = {"page": "offline", "account": None, "guest": None, "games": None}
+    return render(request, "frontend/offline.html", context)
+
+
+def shell(request: HttpRequest) -> list[str]:
+    """What the service worker keeps at install: the offline page, the files it
+    loads (this release's bundles) and the icons."""
+    page = offline(request).content.decode()
+    files = dict.fromkeys(["/offline/", *_PAGE_FILE.findall(page)])
+    files.update(dict.fromkeys(static(path) for path, _, _ in ICONS))
+    return list(files)
+
+
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """``/sw.js``: ``frontend/static/frontend/sw.js`` with this release's shell
+    and version in front. Served from the root, so its scope is the whole site;
+    never cached long, so a release reaches the browser on its next visit."""
+    files = shell(request)
+    source = SERVICE_WORKER.read_text()
+    version = hashlib.sha256(json.dumps([files, source]).encode()).hexdigest()[:16]
+    body = f"const SHELL = {json.dumps(files)};\nconst VERSION = {json.dumps(version)};\n{source}"
+    response = HttpResponse(body, content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+def day_card_image(request: HttpRequest, date: str) -> HttpResponse:
+    """``/og/<date>.png``: the image of a day's link preview (frontend/social.py),
+    drawn from the day's public figures only; 404 for what is no published day."""
+    day = _published_day(date)
+    response = HttpResponse(day_image(day), content_type="image/png")
+    running = day >= utc_today()
+    response["Cache-Control"] = "max-age=300, public" if running else "max-age=86400, public"
+    return response

@@ -2,6 +2,8 @@
 // signed out: this browser's, with the language).
 
 import "./i18n.js";
+// The installable app's service worker (issue 28).
+import "./webapp.js";
 import { post } from "./api.js";
 import { applyLanguage, loadSettings, saveSettings, signedIn } from "./settings.js";
 
