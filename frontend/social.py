@@ -109,7 +109,7 @@ def draw_day(day: dt.date, figures: list[dict[str, Any]]) -> bytes:
 
     image = Image.new("RGB", (WIDTH, HEIGHT), HEADER)
     pen = ImageDraw.Draw(image)
-    # The app's icon, not glyphs: Pillow's own font (no DejaVu in the image) has no suits.
+    # The app's icon, not glyphs: Pillow's own font (used where DejaVu is missing) has no suits.
     with Image.open(MARK) as mark:
         image.paste(mark.convert("RGB").resize((96, 96)), (64, 48))
     pen.text((184, 66), gettext("Patience Daily"), font=_font(56, bold=True), fill=INK)
