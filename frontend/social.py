@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.cache import cache
-from django.utils.translation import get_language, gettext, gettext_lazy
+from django.utils.translation import get_language, gettext, gettext_lazy, ngettext
 
 from games.engine import ALL_VARIANTS
 from games.models import DailyDeal
@@ -80,7 +80,12 @@ def _level(name: str | None) -> str:
 
 def figure_line(figure: dict[str, Any]) -> str:
     """``Seahaven Towers, 4 cells: moderate · 6 played, 5 won``."""
-    played = gettext("%(players)d played, %(won)d won") % figure
+    played = (
+        ngettext(
+            "%(players)d played, %(won)d won", "%(players)d played, %(won)d won", figure["players"]
+        )
+        % figure
+    )
     return f"{figure['name']}: {_level(figure['level'])} · {played}"
 
 
