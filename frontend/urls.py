@@ -25,6 +25,9 @@ urlpatterns = [
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
+    # Keeping an account (issue 28): the mails' links (accounts/mail.py).
+    path("account/reset/", views.password_reset, name="password-reset"),
+    path("account/verify/", views.email_verify, name="email-verify"),
 ]
 
 files = [

@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from email.message import EmailMessage
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -67,19 +68,26 @@ def link_query(message: EmailMessage) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit(link(message)).query).items()}
 
 
-@pytest.fixture(name="smtp")
-def smtp_server(settings) -> Iterator[Mailbox]:
-    """A real SMTP server, the app's mail pointed at it (Django's SMTP backend)."""
+@contextmanager
+def smtp_listening() -> Iterator[tuple[Mailbox, int]]:
+    """A real SMTP server on a free local port: its mailbox and the port."""
     mailbox = Mailbox()
     controller = Controller(mailbox, hostname="127.0.0.1", port=free_port())
     controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST = "127.0.0.1"
-    settings.EMAIL_PORT = controller.port
-    settings.EMAIL_USE_TLS = False
-    settings.EMAIL_HOST_USER = ""
-    settings.EMAIL_HOST_PASSWORD = ""
     try:
-        yield mailbox
+        yield mailbox, controller.port
     finally:
         controller.stop()
+
+
+@pytest.fixture(name="smtp")
+def smtp_server(settings) -> Iterator[Mailbox]:
+    """A real SMTP server, the app's mail pointed at it (Django's SMTP backend)."""
+    with smtp_listening() as (mailbox, port):
+        settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+        settings.EMAIL_HOST = "127.0.0.1"
+        settings.EMAIL_PORT = port
+        settings.EMAIL_USE_TLS = False
+        settings.EMAIL_HOST_USER = ""
+        settings.EMAIL_HOST_PASSWORD = ""
+        yield mailbox
