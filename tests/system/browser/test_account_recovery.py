@@ -110,3 +110,51 @@ def test_a_forgotten_password_is_reset_through_the_mail(new_page, mail_server):
     other.click("#reset-confirm-submit")
     other.wait_for_selector("#account-error:not(:empty)")
     assert other.locator("#reset-signin").is_hidden()
+
+
+def test_the_settings_keep_the_account(new_page, mail_server):
+    """The settings dialog: an email set and confirmed, the password changed,
+    and sign out everywhere ending another browser's session."""
+    _, mailbox = mail_server
+    name, email = f"lou{secrets.token_hex(3)}", f"lou{secrets.token_hex(3)}@example.org"
+    page = new_page()
+    page.goto("/signup/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.click("#auth-submit")
+    page.wait_for_url(at("/"))
+    elsewhere = new_page()
+    elsewhere.goto("/login/")
+    elsewhere.fill("#username", name)
+    elsewhere.fill("#password", PASSWORD)
+    elsewhere.click("#auth-submit")
+    elsewhere.wait_for_url(at("/"))
+
+    page.click("#settings-open")
+    page.fill("#set-email", "not an address")
+    page.click("#set-email-save")
+    page.wait_for_selector("#account-settings-status:has-text('not an email')")
+    page.fill("#set-email", email)
+    page.click("#set-email-save")
+    page.wait_for_selector("#set-email-state:has-text('not confirmed')")
+    screenshot(page, "account-settings")
+    verify = new_page()
+    follow(verify, mailbox.wait_for(email))
+    verify.wait_for_selector(f"#verify-status:has-text('{email}')")
+
+    page.reload()
+    page.click("#settings-open")
+    page.wait_for_selector("#set-email-state:has-text('(confirmed)')")
+    page.fill("#set-old-password", "wrong password")
+    page.fill("#set-new-password", NEW_PASSWORD)
+    page.click("#set-password-save")
+    page.wait_for_selector("#account-settings-status:has-text('not right')")
+    page.fill("#set-old-password", PASSWORD)
+    page.click("#set-password-save")
+    page.wait_for_selector("#account-settings-status:has-text('changed')")
+    assert api(page, "GET", "/api/auth/me/")["authenticated"] is True
+    assert api(elsewhere, "GET", "/api/auth/me/")["authenticated"] is False
+
+    page.click("#signout-everywhere")
+    page.wait_for_selector("#signin-link")
+    assert api(page, "GET", "/api/auth/me/")["authenticated"] is False

@@ -4,6 +4,7 @@
 import "./i18n.js";
 import { post } from "./api.js";
 import { applyLanguage, loadSettings, saveSettings, signedIn } from "./settings.js";
+import "./accountsettings.js";
 
 const $ = (id) => document.getElementById(id);
 
