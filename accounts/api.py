@@ -407,8 +407,11 @@ class PasswordChangeView(APIView):
         data = PasswordChangeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = password_change(user=_account_only(request), **data.validated_data)
+        # This browser's sockets were opened with its session key before the
+        # change; update_session_auth_hash gives the session a new key.
+        opened_with = request._request.session.session_key
         update_session_auth_hash(request._request, user)
-        sockets_close(user_id=user.pk, keep=request._request.session.session_key)
+        sockets_close(user_id=user.pk, keep=opened_with)
         return Response(me_json(request))
 
 

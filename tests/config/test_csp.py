@@ -101,6 +101,8 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "archive": "/archive/",
         "player": f"/players/{player.username}/",
         "rules": "/rules/",
+        "password-reset": "/account/reset/?uid=MQ&token=x",
+        "email-verify": "/account/verify/?token=x",
     }
     # A page added to the site without a line here fails this test.
     assert set(paths) == {p.name for p in frontend_urls.urlpatterns}
