@@ -23,7 +23,6 @@ from kit.api import (
     StrictCharField,
     StrictChoiceField,
     StrictSerializer,
-    client_address,
     rate_limit,
 )
 from kit.http import ApiError
@@ -365,10 +364,11 @@ class PasswordResetView(APIView):
     per address and per account named, before anything is looked up."""
 
     permission_classes = (AllowAny,)
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "password-reset"  # per address
 
     @extend_schema(request=ResetRequestSerializer, responses={202: ResetAcceptedSerializer})
     def post(self, request: Request) -> Response:
-        rate_limit("password-reset", client_address(request))
         data = ResetRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         (target,) = data.validated_data.values()

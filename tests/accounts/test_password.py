@@ -92,3 +92,20 @@ def test_the_session_cookie_says_ninety_days():
     client = Client()
     response = client.send("/api/auth/register/", {"username": "fay", "password": PASSWORD})
     assert response.cookies["sessionid"]["max-age"] == 90 * 86400
+
+
+@pytest.mark.django_db
+def test_changes_are_limited_per_player(settings):
+    framework = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {
+        **framework["DEFAULT_THROTTLE_RATES"],
+        "account-changes": "2/hour",
+    }
+    settings.REST_FRAMEWORK = framework
+    client, other = sign_up("gil", PASSWORD), sign_up("hux", PASSWORD)
+    for _ in range(2):
+        wrong = client.send("/api/auth/password/", {"old": "guess", "new": NEW})
+        assert_error(wrong, 400, "bad_password")
+    assert_error(client.send("/api/auth/password/", {"old": PASSWORD, "new": NEW}), 429)
+    # Per player, not per address: another player from the same address goes on.
+    assert other.send("/api/auth/password/", {"old": PASSWORD, "new": NEW}).status_code == 200
