@@ -42,6 +42,26 @@ def mail_email_verification(user_id: int, email: str) -> bool:
     return True
 
 
+def reset_recipient(*, target: str) -> User | None:
+    """The account a reset for ``target`` (a username or an email) is mailed to:
+    one with a verified address; else None. Asked by the task, off the request
+    (accounts/recovery.py, ``password_reset_request``)."""
+    target = target.strip()
+    if "@" in target:
+        found = User.objects.filter(email__iexact=target, email_verified=True)
+    else:
+        found = User.objects.filter(username__iexact=target, email_verified=True)
+    return found.filter(is_guest=False, is_active=True).first()
+
+
+@shared_task
+def mail_password_reset_for(target: str) -> bool:
+    """A reset asked for the account ``target`` names (a username or an email):
+    mailed if it has a verified address. Returns whether a mail went."""
+    user = reset_recipient(target=target)
+    return user is not None and mail_password_reset(user.pk)
+
+
 @shared_task
 def mail_password_reset(user_id: int) -> bool:
     """Mail ``user_id``'s verified address a password-reset link. Safe to run

@@ -35,7 +35,7 @@ from django.utils.http import urlsafe_base64_decode
 
 from kit.errors import Conflict, Invalid
 
-from .mail import mail_email_verification, mail_password_reset
+from .mail import mail_email_verification, mail_password_reset_for
 from .models import User
 from .names import username_skeleton
 from .tokens import VERIFY_SALT
@@ -108,25 +108,12 @@ def reset_target_key(target: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
-def reset_recipient(*, target: str) -> User | None:
-    """The account a reset for ``target`` (a username or an email) is mailed to:
-    one with a verified address; else None. One indexed query either way and
-    nothing hashed, so the answer takes as long whether or not it exists."""
-    target = target.strip()
-    if "@" in target:
-        found = User.objects.filter(email__iexact=target, email_verified=True)
-    else:
-        found = User.objects.filter(username__iexact=target, email_verified=True)
-    return found.filter(is_guest=False, is_active=True).first()
-
-
 def password_reset_request(*, target: str) -> None:
     """Mail a reset link to the account ``target`` names, if it has a verified
-    address; nothing otherwise, and nothing said either way."""
-    user = reset_recipient(target=target)
-    if user is not None:
-        user_id = user.pk
-        transaction.on_commit(lambda: mail_password_reset.delay(user_id))
+    address; nothing otherwise, and nothing said either way. Whether it does is
+    found out by the task, not here: the request does the same (queues one task)
+    whatever exists, so it takes as long either way."""
+    transaction.on_commit(lambda: mail_password_reset_for.delay(target))
 
 
 def _check_password(password: str, user: User) -> None:

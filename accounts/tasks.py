@@ -19,6 +19,11 @@ def purge_idle_guests() -> int:
 
 
 # The mails' tasks live beside their texts; imported here so a worker knows them.
-from .mail import mail_email_verification, mail_password_reset  # noqa: E402
+from .mail import mail_email_verification, mail_password_reset, mail_password_reset_for  # noqa: E402
 
-__all__ = ["mail_email_verification", "mail_password_reset", "purge_idle_guests"]
+__all__ = [
+    "mail_email_verification",
+    "mail_password_reset",
+    "mail_password_reset_for",
+    "purge_idle_guests",
+]
