@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import authenticate, login, logout, update_session_auth_hash
 from django.contrib.auth.models import AnonymousUser
+from django.db import transaction
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import extend_schema
@@ -22,10 +23,20 @@ from kit.api import (
     StrictCharField,
     StrictChoiceField,
     StrictSerializer,
+    rate_limit,
 )
 from kit.http import ApiError
 
 from .models import User
+from .recovery import (
+    email_set,
+    email_verify,
+    password_change,
+    password_reset_confirm,
+    password_reset_request,
+    reset_target_key,
+    sessions_end_all,
+)
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
 from .signin import count_attempt, remember_device
@@ -65,6 +76,12 @@ class MeSerializer(serializers.Serializer):  # type: ignore[type-arg]
     guest = serializers.BooleanField(
         help_text="playing as a guest: signed out, with games bound to this session"
     )
+    email = serializers.CharField(
+        allow_null=True, help_text="the account's email, shown to its owner only; null: none"
+    )
+    email_verified = serializers.BooleanField(
+        help_text="its link was followed: password resets are mailed to it"
+    )
 
 
 class ClaimSerializer(serializers.Serializer):  # type: ignore[type-arg]
@@ -81,6 +98,15 @@ class SignedInSerializer(MeSerializer):
 class CredentialsSerializer(StrictSerializer):
     username = StrictCharField(max_length=150, trim_whitespace=False)
     password = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+class RegisterSerializer(CredentialsSerializer):
+    email = StrictCharField(
+        max_length=254,
+        required=False,
+        allow_blank=True,
+        help_text="optional; a link to verify it is mailed to it (issue 28)",
+    )
 
 
 def account_of(user: Any) -> User | None:
@@ -102,6 +128,8 @@ def me_json(request: Request) -> dict[str, Any]:
         "username": account.get_username() if account else None,
         "settings": user_settings(account) if account else None,
         "guest": guest_of(request.user) is not None,
+        "email": (account.email or None) if account else None,
+        "email_verified": bool(account and account.email and account.email_verified),
     }
 
 
@@ -174,13 +202,18 @@ class RegisterView(APIView):
     throttle_classes = (RateThrottle,)
     throttle_scope = "register"
 
-    @extend_schema(request=CredentialsSerializer, responses={201: SignedInSerializer})
+    @extend_schema(request=RegisterSerializer, responses={201: SignedInSerializer})
     def post(self, request: Request) -> Response:
-        data = CredentialsSerializer(data=request.data)
+        data = RegisterSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        email = fields.pop("email", "")
         guest = guest_of(request.user)
         # From a guest's session the guest becomes the account, its games with it.
-        user = user_register(**data.validated_data, guest=guest)
+        with transaction.atomic():
+            user = user_register(**fields, guest=guest)
+            if email:
+                email_set(user=user, email=email)
         return Response(sign_in(request, user, guest=guest), status=201)
 
 
@@ -234,3 +267,163 @@ class SettingsView(APIView):
         data.is_valid(raise_exception=True)
         user = user_update_settings(user=request.user, **data.validated_data)
         return remember_language(Response(user_settings(user)), user)
+
+
+# Keeping an account (issue 28; accounts/recovery.py): email, password reset and
+# change, sign out everywhere.
+
+
+class EmailSerializer(StrictSerializer):
+    email = StrictCharField(
+        max_length=254, allow_blank=True, help_text='the new address; "" removes it'
+    )
+
+
+class TokenSerializer(StrictSerializer):
+    token = StrictCharField(max_length=512)
+
+
+class VerifiedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.CharField()
+    email = serializers.CharField()
+    email_verified = serializers.BooleanField()
+
+
+class ResetRequestSerializer(StrictSerializer):
+    email = StrictCharField(max_length=254, required=False)
+    username = StrictCharField(max_length=150, required=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if len(attrs) != 1:
+            raise ApiError(400, "bad_target", 'Name the account by "email" or by "username".')
+        return attrs
+
+
+class ResetAcceptedSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    accepted = serializers.BooleanField()
+    message = serializers.CharField()
+
+
+class ResetConfirmSerializer(StrictSerializer):
+    uid = StrictCharField(max_length=64)
+    token = StrictCharField(max_length=128)
+    password = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+class PasswordResetSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.CharField(help_text="the account whose password was set")
+
+
+class PasswordChangeSerializer(StrictSerializer):
+    old = StrictCharField(max_length=128, trim_whitespace=False)
+    new = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+def _account_only(request: Request) -> User:
+    """The signed-in account; a guest has no email or password to keep (403)."""
+    account = account_of(request.user)
+    if account is None:
+        raise ApiError(403, "account_required", "Sign up first: a guest has no account to keep.")
+    return account
+
+
+class EmailView(APIView):
+    """``PUT /api/auth/email/``: set, change or remove (``""``) your email."""
+
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "account-changes"
+
+    @extend_schema(request=EmailSerializer, responses={200: MeSerializer})
+    def put(self, request: Request) -> Response:
+        data = EmailSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        request.user = email_set(user=_account_only(request), **data.validated_data)
+        return Response(me_json(request))
+
+
+class EmailVerifyView(APIView):
+    """``POST /api/auth/email/verify/``: the link of the verification mail,
+    followed (by anyone who has it: signed in or not)."""
+
+    permission_classes = (AllowAny,)
+
+    @extend_schema(request=TokenSerializer, responses={200: VerifiedSerializer})
+    def post(self, request: Request) -> Response:
+        data = TokenSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = email_verify(**data.validated_data)
+        return Response({"username": user.username, "email": user.email, "email_verified": True})
+
+
+RESET_ACCEPTED = "If that account has a verified email, a link to reset its password is on its way."
+
+
+class PasswordResetView(APIView):
+    """``POST /api/auth/password/reset/``: mail a reset link. The same 202 whether
+    or not such an account exists, has a verified email, or got a mail; counted
+    per address and per account named, before anything is looked up."""
+
+    permission_classes = (AllowAny,)
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "password-reset"  # per address
+
+    @extend_schema(request=ResetRequestSerializer, responses={202: ResetAcceptedSerializer})
+    def post(self, request: Request) -> Response:
+        data = ResetRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        (target,) = data.validated_data.values()
+        rate_limit("password-reset-target", reset_target_key(target))
+        password_reset_request(target=target)
+        return Response({"accepted": True, "message": RESET_ACCEPTED}, status=202)
+
+
+class PasswordResetConfirmView(APIView):
+    """``POST /api/auth/password/reset/confirm/``: the reset link's ``uid`` and
+    ``token`` with the new password. Every session of the account ends, and its
+    sockets close; the player then signs in with the new password."""
+
+    permission_classes = (AllowAny,)
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "login"  # a token guessed is a sign-in guessed
+
+    @extend_schema(request=ResetConfirmSerializer, responses={200: PasswordResetSerializer})
+    def post(self, request: Request) -> Response:
+        data = ResetConfirmSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = password_reset_confirm(**data.validated_data)
+        sockets_close(user_id=user.pk)
+        return Response({"username": user.username})
+
+
+class PasswordChangeView(APIView):
+    """``POST /api/auth/password/``: change your password; this session goes on,
+    every other ends."""
+
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "account-changes"
+
+    @extend_schema(request=PasswordChangeSerializer, responses={200: MeSerializer})
+    def post(self, request: Request) -> Response:
+        data = PasswordChangeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = password_change(user=_account_only(request), **data.validated_data)
+        # This browser's sockets were opened with its session key before the
+        # change; update_session_auth_hash gives the session a new key.
+        opened_with = request._request.session.session_key
+        update_session_auth_hash(request._request, user)
+        sockets_close(user_id=user.pk, keep=opened_with)
+        return Response(me_json(request))
+
+
+class LogoutEverywhereView(APIView):
+    """``POST /api/auth/logout/everywhere/``: end every session of your account,
+    this one too, and close their sockets."""
+
+    @extend_schema(request=None, responses={200: MeSerializer})
+    def post(self, request: Request) -> Response:
+        user = _account_only(request)
+        sessions_end_all(user=user)
+        logout(request._request)
+        request.user = AnonymousUser()
+        sockets_close(user_id=user.pk)
+        return Response(me_json(request))

@@ -2,7 +2,9 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
+from django.db.models import Q
 from django.db.models.functions import Lower
+from django.utils.crypto import salted_hmac
 
 from .names import username_skeleton
 
@@ -74,7 +76,37 @@ class User(AbstractUser):
     # column whose name was already confusable with an older one's (0005).
     username_skeleton = models.TextField(null=True, blank=True, unique=True, editable=False)
 
+    # Email (issue 28): optional. ``email`` (AbstractUser's) is the address last
+    # given; it receives password-reset mail only once its link was followed
+    # (``email_verified``). Of verified addresses, one account each (any case).
+    email_verified = models.BooleanField(default=False)
+    # Bumped by "sign out everywhere": it is part of the session hash below, so
+    # every session made before it stops being this user's on its next request.
+    session_generation = models.PositiveIntegerField(default=0, editable=False)
+
     objects = CaseInsensitiveUserManager()  # type: ignore[misc]
 
     class Meta:
-        constraints = [models.UniqueConstraint(Lower("username"), name="username_unique_ci")]
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="username_unique_ci"),
+            models.UniqueConstraint(
+                Lower("email"), condition=Q(email_verified=True), name="verified_email_unique_ci"
+            ),
+        ]
+
+    def _get_session_auth_hash(self, secret: str | None = None) -> str:
+        """Django's session hash (the password's hash, HMAC'd with SECRET_KEY or a
+        fallback), with ``session_generation`` mixed in: Django checks it on every
+        request (``django.contrib.auth.get_user``) and on a websocket's connect, so
+        bumping the generation ends every session at once, no session table scan.
+        At generation 0 it is Django's hash exactly: sessions made before this
+        column survive its migration."""
+        stamped = self.password
+        if self.session_generation:
+            stamped = f"{self.password}:{self.session_generation}"
+        return salted_hmac(
+            "django.contrib.auth.models.AbstractBaseUser.get_session_auth_hash",
+            stamped,
+            secret=secret,
+            algorithm="sha256",
+        ).hexdigest()

@@ -92,12 +92,14 @@ def count_attempt(request: HttpRequest, username: str) -> None:
 
 def hashes_password(request: HttpRequest) -> bool:
     """A request that may compute a password hash: a POST to a sign-in or
-    sign-up form (the API's and the admin's)."""
+    sign-up form (the API's and the admin's), a password changed or reset."""
     if request.method != "POST":
         return False
     return request.path_info in (
         "/api/auth/login/",
         "/api/auth/register/",
+        "/api/auth/password/",
+        "/api/auth/password/reset/confirm/",
         f"/{settings.ADMIN_PATH}login/",
     )
 

@@ -15,13 +15,15 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def sockets_close(*, user_id: int) -> None:
-    """Close every game socket (playing or watching) of ``user_id``; never raise:
-    a sign-out succeeds even while Redis is away."""
+def sockets_close(*, user_id: int, keep: str | None = None) -> None:
+    """Close every game socket (playing or watching) of ``user_id`` but those of
+    the session ``keep`` (a session key); never raise: a sign-out succeeds even
+    while Redis is away."""
     layer = get_channel_layer()
     if layer is None:
         return
     try:
-        async_to_sync(layer.group_send)(user_group(user_id), {"type": "session.ended"})
+        event = {"type": "session.ended", "keep": keep}
+        async_to_sync(layer.group_send)(user_group(user_id), event)
     except Exception:
         log.warning("closing the sockets of a signed-out player failed", exc_info=True)

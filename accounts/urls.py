@@ -2,7 +2,20 @@
 
 from django.urls import path
 
-from .api import GuestView, LoginView, LogoutView, MeView, RegisterView, SettingsView
+from .api import (
+    EmailVerifyView,
+    EmailView,
+    GuestView,
+    LoginView,
+    LogoutEverywhereView,
+    LogoutView,
+    MeView,
+    PasswordChangeView,
+    PasswordResetConfirmView,
+    PasswordResetView,
+    RegisterView,
+    SettingsView,
+)
 
 urlpatterns = [
     path("auth/me/", MeView.as_view(), name="auth-me"),
@@ -11,4 +24,15 @@ urlpatterns = [
     path("auth/guest/", GuestView.as_view(), name="auth-guest"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),
+    # Keeping an account (issue 28).
+    path("auth/logout/everywhere/", LogoutEverywhereView.as_view(), name="auth-logout-everywhere"),
+    path("auth/email/", EmailView.as_view(), name="auth-email"),
+    path("auth/email/verify/", EmailVerifyView.as_view(), name="auth-email-verify"),
+    path("auth/password/", PasswordChangeView.as_view(), name="auth-password"),
+    path("auth/password/reset/", PasswordResetView.as_view(), name="auth-password-reset"),
+    path(
+        "auth/password/reset/confirm/",
+        PasswordResetConfirmView.as_view(),
+        name="auth-password-reset-confirm",
+    ),
 ]

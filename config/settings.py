@@ -24,7 +24,20 @@
 | ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords | 2 |
 | ``PASSWORD_HASH_WAITING`` | sign-ins/-ups that may wait for them; more at once: 503 | 16 |
 | ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
-| ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
+| ``SESSION_DAYS`` | days a session lives (``SESSION_COOKIE_AGE``) | 90 |
+| ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted (> ``SESSION_DAYS``) | 91 |
+| ``PASSWORD_RESET_TIMEOUT`` | seconds a password-reset link works (once) | 3600 |
+| ``EMAIL_VERIFY_TIMEOUT`` | seconds an email-verification link works | 259200 (3 days) |
+| ``PASSWORD_RESET_RATE`` | reset requests per address | ``10/hour`` |
+| ``PASSWORD_RESET_TARGET_RATE`` | reset requests per account named (name or email) | ``3/hour`` |
+| ``ACCOUNT_CHANGE_RATE`` | email and password changes per player | ``20/hour`` |
+| ``SITE_URL`` | the site as players reach it: the mails' links | ``http://localhost:8000`` |
+| ``EMAIL_BACKEND`` | Django mail backend | console if ``DEBUG``, else SMTP |
+| ``EMAIL_HOST``, ``EMAIL_PORT`` | the SMTP server | ``localhost``, 25 |
+| ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD`` | its credentials | none |
+| ``EMAIL_USE_TLS`` | ``1``: STARTTLS | off |
+| ``EMAIL_TIMEOUT`` | seconds an SMTP exchange may take | 10 |
+| ``DEFAULT_FROM_EMAIL`` | the mails' sender | ``Patience Daily <noreply@localhost>`` |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
@@ -420,8 +433,35 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(minute=7),
     },
 }
-# A guest's session lives SESSION_COOKIE_AGE (two weeks) from its sign-in; a day more.
-GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", "15"))
+# Keeping an account (issue 28, accounts/recovery.py; docs/operations.md, "Mail").
+# A session lives SESSION_DAYS from its last request that changed it (Django
+# renews the cookie's expiry whenever the session is saved: every sign-in).
+SESSION_DAYS = int(env.get("SESSION_DAYS", "90"))
+SESSION_COOKIE_AGE = SESSION_DAYS * 86400
+# A guest's session lives SESSION_COOKIE_AGE from its sign-in; a guest idle a day
+# longer than that cannot be held by any browser, and is deleted.
+GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", str(SESSION_DAYS + 1)))
+if GUEST_IDLE_DAYS <= SESSION_DAYS:
+    raise ImproperlyConfigured("GUEST_IDLE_DAYS must be longer than SESSION_DAYS.")
+# A reset link works once, for this long; a verification link for EMAIL_VERIFY_TIMEOUT.
+PASSWORD_RESET_TIMEOUT = int(env.get("PASSWORD_RESET_TIMEOUT", "3600"))
+EMAIL_VERIFY_TIMEOUT = int(env.get("EMAIL_VERIFY_TIMEOUT", str(3 * 86400)))
+# Where the mails' links point: the site as players reach it (never the request's Host).
+SITE_URL = env.get("SITE_URL", "http://localhost:8000")
+# Mail: printed to the console in a debug run (make run); SMTP otherwise.
+EMAIL_BACKEND = env.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.console.EmailBackend"
+    if DEBUG
+    else "django.core.mail.backends.smtp.EmailBackend",
+)
+EMAIL_HOST = env.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(env.get("EMAIL_PORT", "25"))
+EMAIL_HOST_USER = env.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
+EMAIL_TIMEOUT = int(env.get("EMAIL_TIMEOUT", "10"))
+DEFAULT_FROM_EMAIL = env.get("DEFAULT_FROM_EMAIL", "Patience Daily <noreply@localhost>")
 
 # Prometheus metrics (kit/metrics.py, games/metrics.py, config/exporter.py;
 # docs/operations.md, "Metrics"). Not public: ``GET /metrics`` answers only with the
@@ -506,6 +546,11 @@ REST_FRAMEWORK = {
         "login-account": env.get("LOGIN_ACCOUNT_RATE", "30/hour"),
         "register": env.get("REGISTER_RATE", "20/hour"),
         "guests": env.get("GUEST_RATE", "30/hour"),
+        # Password resets asked for per address, and per account named (issue 28).
+        "password-reset": env.get("PASSWORD_RESET_RATE", "10/hour"),
+        "password-reset-target": env.get("PASSWORD_RESET_TARGET_RATE", "3/hour"),
+        # Email changes (each mails a link) and password changes, per player.
+        "account-changes": env.get("ACCOUNT_CHANGE_RATE", "20/hour"),
         # Per player, over HTTP and the websocket alike (kit.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),

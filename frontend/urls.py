@@ -27,6 +27,9 @@ urlpatterns = [
     path("rules/", views.rules, name="rules"),
     path("offline/", views.offline, name="offline"),
     path("og/<str:date>.png", views.day_card_image, name="day-card-image"),
+    # Keeping an account (issue 28): the mails' links (accounts/mail.py).
+    path("account/reset/", views.password_reset, name="password-reset"),
+    path("account/verify/", views.email_verify, name="email-verify"),
 ]
 
 files = [

@@ -375,3 +375,24 @@ def day_card_image(request: HttpRequest, date: str) -> HttpResponse:
     running = day >= utc_today()
     response["Cache-Control"] = "max-age=300, public" if running else "max-age=86400, public"
     return response
+
+
+# Keeping an account (issue 28): the pages the account mails link to.
+
+
+@ensure_csrf_cookie
+def password_reset(request: HttpRequest) -> HttpResponse:
+    """Ask for a reset link; opened from the mail (``uid`` and ``token``), choose
+    the new password. The token is not checked here: the API says if it is bad."""
+    has_link = "uid" in request.GET and "token" in request.GET
+    mode = "reset-confirm" if has_link else "reset-request"
+    response = _page(request, "account.html", "account", mode=mode)
+    response["Referrer-Policy"] = "no-referrer"  # the token leaves with no link followed
+    return response
+
+
+@ensure_csrf_cookie
+def email_verify(request: HttpRequest) -> HttpResponse:
+    response = _page(request, "account.html", "account", mode="verify")
+    response["Referrer-Policy"] = "no-referrer"
+    return response

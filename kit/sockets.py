@@ -323,7 +323,11 @@ class JsonSocket(AsyncWebsocketConsumer):
 
     async def session_ended(self, event: dict[str, Any]) -> None:
         """The player signed out (``accounts.sockets.sockets_close``): the socket's
-        session is over, on every daphne."""
+        session is over, on every daphne. ``keep`` names a session that goes on
+        (a password changed there ends only the others)."""
+        session = self.scope.get("session")
+        if event.get("keep") and event["keep"] == getattr(session, "session_key", None):
+            return
         await self.close_with(CLOSE_UNAUTHENTICATED, ApiError(401, "signed_out", "You signed out."))
 
     async def refuse(self, code: int, why: ApiError | Refusal | None = None) -> None:

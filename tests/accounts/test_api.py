@@ -23,11 +23,24 @@ LOGOUT = "/api/auth/logout/"
 PASSWORD = "correct horse battery"
 
 
-ANONYMOUS = {"authenticated": False, "username": None, "settings": None, "guest": False}
+NO_EMAIL = {"email": None, "email_verified": False}  # issue 28
+ANONYMOUS = {
+    "authenticated": False,
+    "username": None,
+    "settings": None,
+    "guest": False,
+    **NO_EMAIL,
+}
 
 
 def signed_in(username: str) -> dict:
-    return {"authenticated": True, "username": username, "settings": DEFAULTS, "guest": False}
+    return {
+        "authenticated": True,
+        "username": username,
+        "settings": DEFAULTS,
+        "guest": False,
+        **NO_EMAIL,
+    }
 
 
 def me(client: APIClient) -> dict:

@@ -52,7 +52,14 @@ def test_a_visitor_plays_as_a_guest_made_once_per_session(anon):
     made = anon.send("/api/auth/guest/", None)
     assert made.status_code == 201, made.content
     me = made.json()
-    assert me == {"authenticated": False, "username": None, "settings": None, "guest": True}
+    assert me == {
+        "authenticated": False,
+        "username": None,
+        "settings": None,
+        "guest": True,
+        "email": None,
+        "email_verified": False,
+    }
     again = anon.send("/api/auth/guest/", None)
     assert again.status_code == 200 and again.json() == me  # the same guest, nothing made
     assert User.objects.filter(is_guest=True).count() == 1

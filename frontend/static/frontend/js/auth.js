@@ -22,7 +22,11 @@ form.addEventListener("submit", async (e) => {
   error.textContent = "";
   const endpoint = form.dataset.mode === "signup" ? "/api/auth/register/" : "/api/auth/login/";
   try {
-    const me = await post(endpoint, { username, password });
+    const body = { username, password };
+    // Optional at sign-up (issue 28): a link to confirm it is mailed to it.
+    const email = form.elements.email?.value.trim();
+    if (email) body.email = email;
+    const me = await post(endpoint, body);
     // A new account starts from the settings this browser kept signed out; on
     // sign-in the account's own settings win (settings.js).
     if (form.dataset.mode === "signup") await adoptStoredSettings().catch(() => {});

@@ -6,6 +6,7 @@ import "./i18n.js";
 import "./webapp.js";
 import { post } from "./api.js";
 import { applyLanguage, loadSettings, saveSettings, signedIn } from "./settings.js";
+import "./accountsettings.js";
 
 const $ = (id) => document.getElementById(id);
 

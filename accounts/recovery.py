@@ -1,0 +1,160 @@
+"""Keeping an account (issue 28): an optional email, verified by a link; a
+password reset by email; a password change; "sign out everywhere".
+
+Why Django's own machinery behind our API, not django-allauth headless: our
+doors are a session + CSRF JSON API with a look-alike name rule (accounts/names.py),
+a per-account sign-in budget and the hashing threads (accounts/signin.py);
+allauth brings its own flows, forms, rate limits and models beside ours, to be
+reconciled with each. What the feature needs from a library is the tokens:
+
+- **Reset**: ``default_token_generator`` — an HMAC of the user's id, password
+  hash, last sign-in, email and a timestamp. Single-use because setting the
+  password changes its hash; expiring after ``PASSWORD_RESET_TIMEOUT``; bound to
+  the account of its ``uid`` (another uid's hash differs).
+- **Verification**: ``django.core.signing``, the account's id and the address,
+  expiring after ``EMAIL_VERIFY_TIMEOUT``; it verifies only the address it was
+  sent to (a changed address makes the old link void).
+- **Sign out everywhere**: ``User.session_generation`` in the session hash
+  (accounts/models.py), which Django checks on every request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.contrib.auth import password_validation
+from django.contrib.auth.tokens import default_token_generator
+from django.core import signing
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils.encoding import force_str
+from django.utils.http import urlsafe_base64_decode
+
+from kit.errors import Conflict, Invalid
+
+from .mail import mail_email_verification, mail_password_reset_for
+from .models import User
+from .names import username_skeleton
+from .tokens import VERIFY_SALT
+
+EMAIL_MAX = 254
+
+
+def normalized_email(email: str) -> str:
+    """``email`` trimmed, its domain lower-cased, if it is an address; else 400
+    ``bad_email``. Empty: no email."""
+    email = email.strip()
+    if not email:
+        return ""
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise Invalid("bad_email", "That is not an email address.") from None
+    if len(email) > EMAIL_MAX:
+        raise Invalid("bad_email", f"An email address has at most {EMAIL_MAX} characters.")
+    local, _, domain = email.rpartition("@")
+    return f"{local}@{domain.lower()}"
+
+
+def email_set(*, user: User, email: str) -> User:
+    """Give the account ``email`` (or none, for ``""``), unverified until the link
+    mailed to it is followed; the old address no longer receives resets. Whether
+    another account verified it is not said here (that would tell who uses it):
+    verifying it is refused then."""
+    email = normalized_email(email)
+    if email.lower() == user.email.lower() and user.email_verified:
+        return user
+    user.email = email
+    user.email_verified = False
+    user.save(update_fields=["email", "email_verified"])
+    if email:
+        user_id = user.pk
+        transaction.on_commit(lambda: mail_email_verification.delay(user_id, email))
+    return user
+
+
+def email_verify(*, token: str) -> User:
+    """Mark the address the token was sent to verified, if the account still has
+    it; 400 ``bad_token`` for a forged, expired or outdated link, 409
+    ``email_taken`` when another account verified it first."""
+    try:
+        value = signing.loads(token, salt=VERIFY_SALT, max_age=settings.EMAIL_VERIFY_TIMEOUT)
+        user = User.objects.get(pk=int(value["u"]), is_guest=False)
+    except (signing.BadSignature, User.DoesNotExist, KeyError, TypeError, ValueError):
+        raise Invalid("bad_token", "This link is not valid or has expired.") from None
+    if user.email.lower() != value["e"]:
+        raise Invalid("bad_token", "This link is for an address the account no longer has.")
+    if not user.email_verified:
+        user.email_verified = True
+        try:
+            with transaction.atomic():
+                user.save(update_fields=["email_verified"])
+        except IntegrityError:
+            raise Conflict(
+                "email_taken", "Another account has verified this address already."
+            ) from None
+    return user
+
+
+def reset_target_key(target: str) -> str:
+    """The per-target budget's key for a name or address as typed: a name's
+    look-alike skeleton (``Ada`` and ``АDA`` are one budget), an address
+    lower-cased; hashed, so Redis spells neither."""
+    folded = target.strip().casefold()
+    key = folded if "@" in folded else username_skeleton(folded)
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def password_reset_request(*, target: str) -> None:
+    """Mail a reset link to the account ``target`` names, if it has a verified
+    address; nothing otherwise, and nothing said either way. Whether it does is
+    found out by the task, not here: the request does the same (queues one task)
+    whatever exists, so it takes as long either way."""
+    transaction.on_commit(lambda: mail_password_reset_for.delay(target))
+
+
+def _check_password(password: str, user: User) -> None:
+    try:
+        password_validation.validate_password(password, user=user)
+    except ValidationError as exc:
+        raise Invalid("weak_password", " ".join(exc.messages)) from None
+
+
+def password_reset_confirm(*, uid: str, token: str, password: str) -> User:
+    """Set the password of the account ``uid`` names if ``token`` is a reset
+    token of it, unused and not expired; every session of it ends (the session
+    hash holds the password's). 400 ``bad_token`` otherwise — which of the
+    reasons is not said."""
+    try:
+        user = User.objects.get(pk=int(force_str(urlsafe_base64_decode(uid))), is_guest=False)
+    except (User.DoesNotExist, ValueError, TypeError, OverflowError):
+        user = None
+    if user is None or not default_token_generator.check_token(user, token):
+        raise Invalid("bad_token", "This reset link is not valid, used, or has expired.")
+    _check_password(password, user)
+    user.set_password(password)
+    user.save(update_fields=["password"])
+    return user
+
+
+def password_change(*, user: User, old: str, new: str) -> User:
+    """Change the password of the signed-in ``user``; ``old`` must be the current
+    one (400 ``bad_password``). Other sessions end (the hash changes); the
+    caller keeps its own (``update_session_auth_hash``)."""
+    if not user.check_password(old):
+        raise Invalid("bad_password", "The current password is not right.", params={"field": "old"})
+    _check_password(new, user)
+    user.set_password(new)
+    user.save(update_fields=["password"])
+    return user
+
+
+def sessions_end_all(*, user: User) -> User:
+    """End every session of ``user``, this one too: the next request of each
+    finds its session hash out of date (accounts/models.py)."""
+    User.objects.filter(pk=user.pk).update(session_generation=F("session_generation") + 1)
+    user.refresh_from_db(fields=["session_generation"])
+    return user

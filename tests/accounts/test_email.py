@@ -1,0 +1,105 @@
+"""An optional email, verified by a link mailed through a real SMTP server
+(issue 28): given at sign-up or in the settings, changed, removed; shown only to
+its owner; one account per verified address."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.models import User
+from tests.support.api import Client, assert_error, sign_up
+from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (the smtp fixture)
+
+PASSWORD = "correct horse battery"
+pytestmark = pytest.mark.django_db(transaction=True)  # mails go after the commit
+
+
+def verify(client: Client, message) -> dict:
+    response = client.send("/api/auth/email/verify/", {"token": link_query(message)["token"]})
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_an_email_given_at_sign_up_is_verified_by_its_link(smtp: Mailbox):
+    client = Client()
+    response = client.send(
+        "/api/auth/register/",
+        {"username": "ada", "password": PASSWORD, "email": "Ada@Example.ORG"},
+    )
+    assert response.status_code == 201, response.content
+    assert response.json()["email"] == "Ada@example.org"
+    assert response.json()["email_verified"] is False
+
+    message = smtp.wait_for("Ada@example.org")
+    assert "ada" in body(message)
+    assert link(message).startswith("http://localhost:8000/account/verify/?token=")
+    # The link works for anyone holding it, signed in or not (another browser).
+    assert verify(Client(), message) == {
+        "username": "ada",
+        "email": "Ada@example.org",
+        "email_verified": True,
+    }
+    me = client.get("/api/auth/me/").json()
+    assert (me["email"], me["email_verified"]) == ("Ada@example.org", True)
+
+
+def test_set_change_and_remove_in_the_settings(smtp: Mailbox):
+    client = sign_up("bea", PASSWORD)
+    assert client.get("/api/auth/me/").json()["email"] is None
+    response = client.put("/api/auth/email/", {"email": "bea@example.org"}, format="json")
+    assert response.status_code == 200, response.content
+    first = smtp.wait_for("bea@example.org")
+    verify(client, first)
+
+    # A new address is unverified until its own link is followed; the old link is void.
+    changed = client.put("/api/auth/email/", {"email": "bea2@example.org"}, format="json")
+    assert changed.json()["email_verified"] is False
+    stale = client.send("/api/auth/email/verify/", {"token": link_query(first)["token"]})
+    assert_error(stale, 400, "bad_token")
+    verify(client, smtp.wait_for("bea2@example.org"))
+    assert client.get("/api/auth/me/").json()["email_verified"] is True
+
+    removed = client.put("/api/auth/email/", {"email": ""}, format="json")
+    assert (removed.json()["email"], removed.json()["email_verified"]) == (None, False)
+
+
+def test_a_verified_address_belongs_to_one_account(smtp: Mailbox):
+    first = sign_up("cat", PASSWORD)
+    first.put("/api/auth/email/", {"email": "same@example.org"}, format="json")
+    second = sign_up("dan", PASSWORD)
+    # Setting it is not refused: that would tell anyone who uses the address.
+    response = second.put("/api/auth/email/", {"email": "SAME@example.org"}, format="json")
+    assert response.status_code == 200, response.content
+    verify(first, smtp.wait_for("same@example.org", count=1))
+    taken = second.send(
+        "/api/auth/email/verify/",
+        {"token": link_query(smtp.wait_for("same@example.org", count=2))["token"]},
+    )
+    assert_error(taken, 409, "email_taken")
+    assert User.objects.get(username="dan").email_verified is False
+
+
+def test_bad_input_is_a_clear_400(smtp: Mailbox):
+    client = sign_up("eve", PASSWORD)
+    for bad in ("not-an-address", "a@b", 5, None, "x" * 250 + "@example.org"):
+        response = client.put("/api/auth/email/", {"email": bad}, format="json")
+        assert_error(response, 400)
+    assert_error(client.put("/api/auth/email/", {}, format="json"), 400)
+    assert_error(
+        client.send("/api/auth/register/", {"username": "fay", "password": PASSWORD, "email": "x"}),
+        400,
+        "bad_email",
+    )
+    assert not User.objects.filter(username="fay").exists()  # nothing made
+    for token in ("", "forged", "a" * 600, 7):
+        assert_error(client.send("/api/auth/email/verify/", {"token": token}), 400)
+    assert smtp.messages == []
+
+
+def test_only_an_account_has_an_email():
+    signed_out = Client().put("/api/auth/email/", {"email": "a@example.org"}, format="json")
+    assert_error(signed_out, 401, "not_authenticated")
+    guest = Client()
+    assert guest.send("/api/auth/guest/").status_code == 201
+    refused = guest.put("/api/auth/email/", {"email": "g@example.org"}, format="json")
+    assert_error(refused, 403, "account_required")

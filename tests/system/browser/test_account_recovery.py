@@ -1,0 +1,160 @@
+"""A forgotten password, recovered in a real browser through a real SMTP server
+(issue 28): sign up with an email, follow its confirmation link; later, from
+the sign-in page, "Forgot your password?", the mail's link, a new password, and
+signing in with it — the browser that was signed in before is signed out."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+
+from deploy.stack import one_daphne
+from tests.support.browser import PASSWORD, api, screenshot
+from tests.support.smtp import Mailbox, link, smtp_listening
+
+NEW_PASSWORD = "a new horse for the battery"
+SITE_URL = "https://patience.example"
+
+
+@pytest.fixture(scope="module")
+def mail_server(server, tmp_path_factory) -> Iterator[tuple[str, Mailbox]]:
+    """A daphne like ``server`` (its Redis, its static files) on a database of
+    its own, its mail sent to a real SMTP server here."""
+    name = f"patience_browser_mail_{secrets.token_hex(4)}"
+    with smtp_listening() as (mailbox, port):
+        env = {
+            **server.env,
+            "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{name}",
+            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "EMAIL_HOST": "127.0.0.1",
+            "EMAIL_PORT": str(port),
+            "SITE_URL": SITE_URL,
+        }
+        log = tmp_path_factory.mktemp("daphne-mail") / "daphne.log"
+        with one_daphne(name, env, log) as http_port:
+            yield f"http://127.0.0.1:{http_port}", mailbox
+
+
+@pytest.fixture(scope="module")
+def site(mail_server) -> str:
+    return mail_server[0]
+
+
+def at(path: str):
+    """A URL test: the page's path is ``path`` exactly (``**/`` is any page)."""
+    return lambda url: urlsplit(url).path == path
+
+
+def follow(page, message) -> None:
+    """Open the mail's link on this server (the link names SITE_URL)."""
+    url = link(message)
+    assert url.startswith(f"{SITE_URL}/account/"), url
+    parts = urlsplit(url)
+    page.goto(f"{parts.path}?{parts.query}")
+
+
+def test_a_forgotten_password_is_reset_through_the_mail(new_page, mail_server):
+    _, mailbox = mail_server
+    name, email = f"kim{secrets.token_hex(3)}", f"kim{secrets.token_hex(3)}@example.org"
+
+    page = new_page()
+    page.goto("/signup/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.fill("#email", email)
+    page.click("#auth-submit")
+    page.wait_for_url(at("/"))
+    assert api(page, "GET", "/api/auth/me/")["email_verified"] is False
+
+    follow(page, mailbox.wait_for(email))
+    page.wait_for_selector(f"#verify-status:has-text('{email}')")
+    me = api(page, "GET", "/api/auth/me/")
+    assert me["email_verified"] is True, (me, page.inner_text("main"))
+
+    # Another browser forgets the password.
+    other = new_page(width=390, height=844)
+    other.goto("/login/")
+    other.click("#forgot-password")
+    other.wait_for_url(at("/account/reset/"))
+    other.fill("#reset-target", email)
+    other.click("#reset-request-submit")
+    other.wait_for_selector("#account-status:has-text('on its way')")
+    screenshot(other, "account-reset-request")
+
+    follow(other, mailbox.wait_for(email, count=2))
+    other.fill("#new-password", "123")
+    other.click("#reset-confirm-submit")
+    other.wait_for_selector("#account-error:not(:empty)")  # a weak password, said
+    other.fill("#new-password", NEW_PASSWORD)
+    other.click("#reset-confirm-submit")
+    other.wait_for_selector("#reset-signin:not([hidden])")
+    screenshot(other, "account-reset-done")
+
+    # The first browser's session ended with the old password.
+    assert api(page, "GET", "/api/auth/me/")["authenticated"] is False
+
+    other.click("#reset-signin a")
+    other.wait_for_url(at("/login/"))
+    other.fill("#username", name)
+    other.fill("#password", NEW_PASSWORD)
+    other.click("#auth-submit")
+    other.wait_for_url(at("/"))
+    assert api(other, "GET", "/api/auth/me/")["username"] == name
+
+    # The link works once.
+    follow(other, mailbox.wait_for(email, count=2))
+    other.fill("#new-password", "yet another fine password")
+    other.click("#reset-confirm-submit")
+    other.wait_for_selector("#account-error:not(:empty)")
+    assert other.locator("#reset-signin").is_hidden()
+
+
+def test_the_settings_keep_the_account(new_page, mail_server):
+    """The settings dialog: an email set and confirmed, the password changed,
+    and sign out everywhere ending another browser's session."""
+    _, mailbox = mail_server
+    name, email = f"lou{secrets.token_hex(3)}", f"lou{secrets.token_hex(3)}@example.org"
+    page = new_page()
+    page.goto("/signup/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.click("#auth-submit")
+    page.wait_for_url(at("/"))
+    elsewhere = new_page()
+    elsewhere.goto("/login/")
+    elsewhere.fill("#username", name)
+    elsewhere.fill("#password", PASSWORD)
+    elsewhere.click("#auth-submit")
+    elsewhere.wait_for_url(at("/"))
+
+    page.click("#settings-open")
+    page.fill("#set-email", "not an address")
+    page.click("#set-email-save")
+    page.wait_for_selector("#account-settings-status:has-text('not an email')")
+    page.fill("#set-email", email)
+    page.click("#set-email-save")
+    page.wait_for_selector("#set-email-state:has-text('not confirmed')")
+    screenshot(page, "account-settings")
+    verify = new_page()
+    follow(verify, mailbox.wait_for(email))
+    verify.wait_for_selector(f"#verify-status:has-text('{email}')")
+
+    page.reload()
+    page.click("#settings-open")
+    page.wait_for_selector("#set-email-state:has-text('(confirmed)')")
+    page.fill("#set-old-password", "wrong password")
+    page.fill("#set-new-password", NEW_PASSWORD)
+    page.click("#set-password-save")
+    page.wait_for_selector("#account-settings-status:has-text('not right')")
+    page.fill("#set-old-password", PASSWORD)
+    page.click("#set-password-save")
+    page.wait_for_selector("#account-settings-status:has-text('changed')")
+    assert api(page, "GET", "/api/auth/me/")["authenticated"] is True
+    assert api(elsewhere, "GET", "/api/auth/me/")["authenticated"] is False
+
+    page.click("#signout-everywhere")
+    page.wait_for_selector("#signin-link")
+    assert api(page, "GET", "/api/auth/me/")["authenticated"] is False
