@@ -26,6 +26,7 @@ from kit.api import (
 from kit.http import ApiError
 
 from .models import User
+from .privacy import account_delete, account_export
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
 from .signin import count_attempt, remember_device
@@ -234,3 +235,39 @@ class SettingsView(APIView):
         data.is_valid(raise_exception=True)
         user = user_update_settings(user=request.user, **data.validated_data)
         return remember_language(Response(user_settings(user)), user)
+
+
+# --- privacy (issue 28): delete the account, take the data ---------------------------------
+
+
+class DeleteSerializer(StrictSerializer):
+    password = StrictCharField(max_length=128, trim_whitespace=False)
+
+
+class AccountView(APIView):
+    """``DELETE /api/auth/account/`` with ``{"password": …}``: delete the signed-in
+    account (accounts/privacy.py): it is anonymised, its results stay on the
+    boards under a placeholder name, and this session ends."""
+
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "login"  # a password tried: the sign-in's budget
+
+    @extend_schema(request=DeleteSerializer, responses={200: MeSerializer})
+    def delete(self, request: Request) -> Response:
+        data = DeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        account_delete(user=request.user, password=data.validated_data["password"])
+        logout(request._request)
+        request.user = AnonymousUser()
+        return Response(me_json(request))
+
+
+class ExportView(APIView):
+    """``GET /api/auth/export/``: everything we hold about the signed-in player,
+    as a JSON file to download. It names no player: only one's own."""
+
+    @extend_schema(responses={200: dict}, summary="Download your data")
+    def get(self, request: Request) -> Response:
+        document = account_export(user=request.user)
+        name = f"patience-daily-{document['account']['username']}.json"
+        return Response(document, headers={"Content-Disposition": f'attachment; filename="{name}"'})

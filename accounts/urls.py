@@ -2,7 +2,16 @@
 
 from django.urls import path
 
-from .api import GuestView, LoginView, LogoutView, MeView, RegisterView, SettingsView
+from .api import (
+    AccountView,
+    ExportView,
+    GuestView,
+    LoginView,
+    LogoutView,
+    MeView,
+    RegisterView,
+    SettingsView,
+)
 
 urlpatterns = [
     path("auth/me/", MeView.as_view(), name="auth-me"),
@@ -11,4 +20,9 @@ urlpatterns = [
     path("auth/guest/", GuestView.as_view(), name="auth-guest"),
     path("auth/login/", LoginView.as_view(), name="auth-login"),
     path("auth/logout/", LogoutView.as_view(), name="auth-logout"),
+]
+
+urlpatterns += [
+    path("auth/account/", AccountView.as_view(), name="auth-account"),
+    path("auth/export/", ExportView.as_view(), name="auth-export"),
 ]

@@ -409,9 +409,19 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.purge_idle_guests",
         "schedule": crontab(minute=7),
     },
+    # Client addresses and device ids of attempts older than ADDRESS_RETENTION_DAYS, and
+    # the address their reviews quoted (games/privacy.py); hourly, a batch a run.
+    "purge-old-addresses": {
+        "task": "games.tasks.purge_old_addresses",
+        "schedule": crontab(minute=9),
+    },
 }
 # A guest's session lives SESSION_COOKIE_AGE (two weeks) from its sign-in; a day more.
 GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", "15"))
+# How long an attempt keeps the client address and device id it was started from
+# (issue 28): the fair-play review links accounts within FAIRPLAY_LINK_DAYS of a start,
+# and staff decide in the weeks after; then they are purged (docs/operations.md).
+ADDRESS_RETENTION_DAYS = int(env.get("ADDRESS_RETENTION_DAYS", "90"))
 
 # Prometheus metrics (kit/metrics.py, games/metrics.py, config/exporter.py;
 # docs/operations.md, "Metrics"). Not public: ``GET /metrics`` answers only with the
