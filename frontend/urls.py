@@ -25,6 +25,7 @@ urlpatterns = [
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
     path("rules/", views.rules, name="rules"),
+    path("privacy/", views.privacy, name="privacy"),
 ]
 
 files = [

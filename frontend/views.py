@@ -272,3 +272,17 @@ def rules(request: HttpRequest) -> HttpResponse:
         "rules",
         rules_templates=[f"frontend/rules_{lang}.html", "frontend/rules_en.html"],
     )
+
+
+@ensure_csrf_cookie
+def privacy(request: HttpRequest) -> HttpResponse:
+    """What we store, why, how long, and how to take it or delete it (issue 28);
+    the retention periods are the settings in force."""
+    return _page(
+        request,
+        "privacy.html",
+        "privacy",
+        address_days=settings.ADDRESS_RETENTION_DAYS,
+        guest_days=settings.GUEST_IDLE_DAYS,
+        link_days=settings.FAIRPLAY_LINK_DAYS,
+    )

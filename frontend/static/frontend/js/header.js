@@ -3,6 +3,7 @@
 
 import "./i18n.js";
 import { post } from "./api.js";
+import "./privacy.js";
 import { applyLanguage, loadSettings, saveSettings, signedIn } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
