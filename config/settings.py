@@ -24,6 +24,7 @@
 | ``PASSWORD_HASH_WAITING`` | sign-ins/-ups that may wait for them; more at once: 503 | 16 |
 | ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted | 15 |
+| ``ADDRESS_RETENTION_DAYS`` | days an attempt keeps its client address and device id | 90 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
