@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from tests.support.browser import PASSWORD, api, screenshot, sign_up
+from tests.system.browser.test_a11y import WIDEST, violations
 
 
 def open_settings(page: Any) -> None:
@@ -77,3 +78,14 @@ def test_a_player_deletes_their_account_from_the_settings(new_page):
     page.wait_for_function("() => document.getElementById('auth-error').textContent.trim()")
     assert urlparse(page.url).path == "/login/"
     assert not api(page, "GET", "/api/auth/me/")["authenticated"]
+
+
+def test_the_page_and_the_data_section_pass_axe_on_a_phone(new_page):
+    page = new_page(360, 640)
+    page.goto("/privacy/")
+    assert violations(page) == [] and page.evaluate(WIDEST) == ""
+    sign_up(page)
+    open_settings(page)
+    page.click("#privacy-delete summary")
+    assert violations(page) == []
+    screenshot(page, "privacy-section-phone")
