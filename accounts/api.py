@@ -9,7 +9,7 @@ from django.contrib.auth import authenticate, login, logout
 from django.contrib.auth.models import AnonymousUser
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -252,7 +252,14 @@ class AccountView(APIView):
     throttle_classes = (RateThrottle,)
     throttle_scope = "login"  # a password tried: the sign-in's budget
 
-    @extend_schema(request=DeleteSerializer, responses={200: MeSerializer})
+    @extend_schema(
+        request=DeleteSerializer,
+        responses={
+            200: MeSerializer,
+            400: OpenApiResponse(description="bad_password, or a malformed body"),
+            403: OpenApiResponse(description="account_only (a guest), or csrf_failed"),
+        },
+    )
     def delete(self, request: Request) -> Response:
         data = DeleteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
