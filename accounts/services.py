@@ -23,6 +23,9 @@ USERNAME_MIN = 3
 USERNAME_MAX = 30
 
 
+DELETED_PREFIX = "deleted-"
+"""A deleted account's name starts with it (accounts/privacy.py), and no sign-up's may."""
+
 GUEST_PREFIX = "guest-"
 """Guests' names start with it, and no account's may: a guest is never taken
 for a player on a page, and signing up names the account anew."""
@@ -43,6 +46,10 @@ def _check_new_name(username: str) -> str:
         ) from None
     if username.lower().startswith(GUEST_PREFIX):
         raise Invalid("bad_username", f"Names starting with {GUEST_PREFIX!r} are kept for guests.")
+    if username.lower().startswith(DELETED_PREFIX):
+        raise Invalid(
+            "bad_username", f"Names starting with {DELETED_PREFIX!r} are kept for deleted accounts."
+        )
     if User.objects.filter(username__iexact=username).exists():
         raise Conflict("username_taken", f"The name {username!r} is taken.")
     refuse_lookalike(username, username_skeleton(username))

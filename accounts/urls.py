@@ -3,8 +3,10 @@
 from django.urls import path
 
 from .api import (
+    AccountView,
     EmailVerifyView,
     EmailView,
+    ExportView,
     GuestView,
     LoginView,
     LogoutEverywhereView,
@@ -35,4 +37,9 @@ urlpatterns = [
         PasswordResetConfirmView.as_view(),
         name="auth-password-reset-confirm",
     ),
+]
+
+urlpatterns += [
+    path("auth/account/", AccountView.as_view(), name="auth-account"),
+    path("auth/export/", ExportView.as_view(), name="auth-export"),
 ]

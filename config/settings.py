@@ -38,6 +38,7 @@
 | ``EMAIL_USE_TLS`` | ``1``: STARTTLS | off |
 | ``EMAIL_TIMEOUT`` | seconds an SMTP exchange may take | 10 |
 | ``DEFAULT_FROM_EMAIL`` | the mails' sender | ``Patience Daily <noreply@localhost>`` |
+| ``ADDRESS_RETENTION_DAYS`` | days an attempt keeps its client address and device id | 90 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
@@ -432,6 +433,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.purge_idle_guests",
         "schedule": crontab(minute=7),
     },
+    # Client addresses and device ids of attempts older than ADDRESS_RETENTION_DAYS, and
+    # the address their reviews quoted (games/privacy.py); hourly, a batch a run.
+    "purge-old-addresses": {
+        "task": "games.tasks.purge_old_addresses",
+        "schedule": crontab(minute=9),
+    },
 }
 # Keeping an account (issue 28, accounts/recovery.py; docs/operations.md, "Mail").
 # A session lives SESSION_DAYS from its last request that changed it (Django
@@ -462,6 +469,11 @@ EMAIL_HOST_PASSWORD = env.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
 EMAIL_TIMEOUT = int(env.get("EMAIL_TIMEOUT", "10"))
 DEFAULT_FROM_EMAIL = env.get("DEFAULT_FROM_EMAIL", "Patience Daily <noreply@localhost>")
+
+# How long an attempt keeps the client address and device id it was started from
+# (issue 28): the fair-play review links accounts within FAIRPLAY_LINK_DAYS of a start,
+# and staff decide in the weeks after; then they are purged (docs/operations.md).
+ADDRESS_RETENTION_DAYS = int(env.get("ADDRESS_RETENTION_DAYS", "90"))
 
 # Prometheus metrics (kit/metrics.py, games/metrics.py, config/exporter.py;
 # docs/operations.md, "Metrics"). Not public: ``GET /metrics`` answers only with the

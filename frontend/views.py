@@ -396,3 +396,17 @@ def email_verify(request: HttpRequest) -> HttpResponse:
     response = _page(request, "account.html", "account", mode="verify")
     response["Referrer-Policy"] = "no-referrer"
     return response
+
+
+@ensure_csrf_cookie
+def privacy(request: HttpRequest) -> HttpResponse:
+    """What we store, why, how long, and how to take it or delete it (issue 28);
+    the retention periods are the settings in force."""
+    return _page(
+        request,
+        "privacy.html",
+        "privacy",
+        address_days=settings.ADDRESS_RETENTION_DAYS,
+        guest_days=settings.GUEST_IDLE_DAYS,
+        link_days=settings.FAIRPLAY_LINK_DAYS,
+    )

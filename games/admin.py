@@ -28,6 +28,7 @@ class DailyDealAdmin(admin.ModelAdmin):
     list_display = ("date", "variant", "deal", "par")
     list_filter = ("variant",)
     date_hierarchy = "date"
+    readonly_fields = ("deal",)  # made by the beat job; no select list of every deal
 
 
 @admin.register(ProvenDeal)
@@ -66,9 +67,45 @@ class AttemptAdmin(admin.ModelAdmin):
         "disqualified",
     )
     list_filter = ("status", "ranked", "verified", "disqualified")
+    list_select_related = ("player", "deal")
     search_fields = ("player__username", "deal__code")
-    readonly_fields = ("state", "seq", "started_at", "finished_at", "elapsed_ms")
+    # Every field shown as text: no form, so no select list of every player or deal.
+    fields = (
+        "player",
+        "deal",
+        "daily",
+        "ranked",
+        "status",
+        "seq",
+        "score",
+        "moves",
+        "won",
+        "started_at",
+        "updated_at",
+        "finished_at",
+        "elapsed_ms",
+        "verified",
+        "lost_seq",
+        "proven",
+        "disqualified",
+        "address",
+        "device",
+        "state",
+    )
+    readonly_fields = fields
     inlines = (ActionInline,)
+
+    # An attempt is evidence (issue 28): read here, changed only through the
+    # services that keep the audit trail — the fair-play review's disqualify and
+    # clear, on the review's page (games/fairplay.py).
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 # --- fair-play review (games/fairplay.py) ----------------------------------------------------

@@ -45,6 +45,13 @@ def _database_bounds(sender: AppConfig, *, using: str, **kwargs: Any) -> None:
         cursor.execute("RESET statement_timeout; RESET lock_timeout")
 
 
+def _export_games(sender: type, *, user: Any, **kwargs: Any) -> dict[str, Any]:
+    """A player takes their data (issue 28): the games section of the export."""
+    from .privacy import player_export
+
+    return player_export(user=user)
+
+
 def _claim_guest(sender: type, *, guest: Any, account: Any, **kwargs: Any) -> dict[str, Any]:
     """A guest signed up or in: its games become the account's (issue 24). Run in
     the request that signed in, whose answer says what was claimed."""
@@ -57,6 +64,7 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
+        from accounts.privacy import export_requested
         from accounts.signals import guest_claimed
 
         # The engine's errors said as the kit's refusals, for every door.
@@ -67,6 +75,7 @@ class GamesConfig(AppConfig):
         )
 
         guest_claimed.connect(_claim_guest, dispatch_uid="games.claim_guest")
+        export_requested.connect(_export_games, dispatch_uid="games.export")
 
         post_migrate.connect(_ensure_partitions, sender=self, dispatch_uid="games.partitions")
         pre_migrate.connect(_unbounded_migrations, sender=self, dispatch_uid="games.unbounded")

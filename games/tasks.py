@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, connection
 from django.dispatch import receiver
@@ -27,6 +28,7 @@ from . import (
     fairplay,
     partitions,
     practice,
+    privacy,
     services,
     signals,
 )
@@ -184,6 +186,14 @@ def ensure_action_partitions() -> list[str]:
     if created:
         log.info("action log partitions created: %s", ", ".join(created))
     return created
+
+
+@shared_task
+def purge_old_addresses() -> int:
+    """Forget the client addresses and device ids older than
+    ``ADDRESS_RETENTION_DAYS`` (games/privacy.py), a batch a run; returns how
+    many attempts were purged. Safe to run twice."""
+    return privacy.addresses_purge(older_than=dt.timedelta(days=settings.ADDRESS_RETENTION_DAYS))
 
 
 @shared_task(**DATABASE_RETRY)

@@ -304,7 +304,8 @@ def _new_guest(ctx: Ctx, response: Any, before: dict, after: dict) -> None:
         assert after == before
         return
     assert response.json() == {
-        "authenticated": False, "username": None, "settings": None, "guest": True
+        "authenticated": False, "username": None, "settings": None, "guest": True,
+        "email": None, "email_verified": False,
     }  # fmt: skip
     new = [u for pk, u in after["users"].items() if pk not in before["users"]]
     assert len(new) == 1 and new[0]["is_guest"] and new[0]["username"].startswith("guest-"), new

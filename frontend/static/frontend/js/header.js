@@ -5,6 +5,7 @@ import "./i18n.js";
 // The installable app's service worker (issue 28).
 import "./webapp.js";
 import { post } from "./api.js";
+import "./privacy.js";
 import { applyLanguage, loadSettings, saveSettings, signedIn } from "./settings.js";
 import "./accountsettings.js";
 
