@@ -195,7 +195,7 @@ def test_the_settings_dialogs_done_bar_covers_no_option_at_640x360(new_page, sig
     # A control the keyboard focuses stops above the bar, whole.
     hidden = page.evaluate(
         """() => {
-          const bar = document.querySelector('#settings-dialog .dialog-actions');
+          const bar = document.querySelector('#settings-dialog form > .dialog-actions');
           const out = [];
           for (const control of document.querySelectorAll('#settings-dialog :is(input, select)')) {
             document.getElementById('settings-dialog').scrollTop = 0;
@@ -211,7 +211,7 @@ def test_the_settings_dialogs_done_bar_covers_no_option_at_640x360(new_page, sig
     # Nothing scrolls into sight under the bar either: it reaches the window's bottom edge.
     gap = page.evaluate(
         """() => { const d = document.getElementById('settings-dialog');
-            const bar = d.querySelector('.dialog-actions').getBoundingClientRect();
+            const bar = d.querySelector('form > .dialog-actions').getBoundingClientRect();
             return d.getBoundingClientRect().bottom - bar.bottom; }"""
     )
     assert gap <= 1, gap
