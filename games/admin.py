@@ -70,28 +70,7 @@ class AttemptAdmin(admin.ModelAdmin):
     list_select_related = ("player", "deal")
     search_fields = ("player__username", "deal__code")
     # Every field shown as text: no form, so no select list of every player or deal.
-    fields = (
-        "player",
-        "deal",
-        "daily",
-        "ranked",
-        "status",
-        "seq",
-        "score",
-        "moves",
-        "won",
-        "started_at",
-        "updated_at",
-        "finished_at",
-        "elapsed_ms",
-        "verified",
-        "lost_seq",
-        "proven",
-        "disqualified",
-        "address",
-        "device",
-        "state",
-    )
+    fields = tuple(field.name for field in Attempt._meta.concrete_fields if field.name != "id")
     readonly_fields = fields
     inlines = (ActionInline,)
 
