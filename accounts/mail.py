@@ -5,12 +5,14 @@ a request named, so a forged Host cannot send a player's token elsewhere."""
 
 from __future__ import annotations
 
+import datetime as dt
 from urllib.parse import urlencode
 
 from celery import shared_task
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, send_mail
 from django.utils import translation
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from .models import User
@@ -81,3 +83,31 @@ def mail_password_reset(user_id: int) -> bool:
         ) % {"name": user.username, "minutes": minutes, "link": link}
     send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
     return True
+
+
+def mail_reminder(*, user: User, day: dt.date, token: str) -> None:
+    """The reminder that ``day``'s dailies are open, to ``user``'s verified
+    address, with a one-click unsubscribe (RFC 8058: ``List-Unsubscribe`` and
+    ``List-Unsubscribe-Post``, and a link in the text). Sent by the beat job
+    (accounts/reminders.py), which retries a later run if the server is away."""
+    page = _link("/account/reminders/off/", token=token)
+    one_click = _link("/api/reminders/unsubscribe/", token=token)
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        subject = _("The daily deals of %(day)s are open") % {
+            "day": date_format(day, "DATE_FORMAT")
+        }
+        body = _(
+            "Hello %(name)s,\n\ntoday's Easy Harp and Seahaven Towers deals are waiting: "
+            "%(site)s/daily/\n\nYou asked for this reminder. To stop it, open this "
+            "link: %(off)s"
+        ) % {"name": user.username, "site": settings.SITE_URL.rstrip("/"), "off": page}
+    EmailMessage(
+        subject,
+        body,
+        settings.DEFAULT_FROM_EMAIL,
+        [user.email],
+        headers={
+            "List-Unsubscribe": f"<{one_click}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+        },
+    ).send()

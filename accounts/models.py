@@ -110,3 +110,46 @@ class User(AbstractUser):
             secret=secret,
             algorithm="sha256",
         ).hexdigest()
+
+
+class Reminder(models.Model):
+    """A player's choice of a reminder when the new daily opens (issue 28,
+    deliverable 3; accounts/reminders.py): off, a Web Push to the devices
+    subscribed, or a mail to the verified address; when the day opens (00:00
+    UTC) or at a local hour of the player's IANA time zone. ``reminded_on`` is
+    the last UTC day reminded (at most one a day); ``next_at`` when the beat
+    job looks at the player next (indexed: a run reads only the players due)."""
+
+    class Channel(models.TextChoices):
+        OFF = "off", "off"
+        PUSH = "push", "a Web Push notification on the devices subscribed"
+        EMAIL = "email", "a mail to the verified address"
+
+    user = models.OneToOneField(User, on_delete=models.CASCADE, related_name="reminder")
+    channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.OFF)
+    # None: when the new day opens (00:00 UTC); else this hour of ``timezone``.
+    hour = models.PositiveSmallIntegerField(null=True, blank=True)
+    timezone = models.CharField(max_length=64, blank=True, default="")
+    reminded_on = models.DateField(null=True, blank=True)
+    next_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+
+class PushSubscription(models.Model):
+    """One browser's Web Push subscription (``PushManager.subscribe``): where to
+    post (``endpoint``, checked: https, a public address) and the keys to
+    encrypt for it. Deleted when its push service answers 404 or 410."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="push_subscriptions")
+    endpoint = models.URLField(max_length=1024)
+    p256dh = models.CharField(max_length=100)
+    auth = models.CharField(max_length=32)
+    label = models.CharField(max_length=80, blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+    last_success = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "endpoint"], name="push_endpoint_unique_per_user"
+            )
+        ]

@@ -26,6 +26,7 @@ from kit.errors import Forbidden, Invalid
 
 from .models import User
 from .names import username_skeleton
+from .reminders import reminders_export, reminders_forget
 from .services import DELETED_PREFIX, SETTINGS
 from .sockets import sockets_close
 
@@ -82,6 +83,7 @@ def account_anonymise(*, user: User) -> User:
                 locked.save()
                 locked.groups.clear()
                 locked.user_permissions.clear()
+                reminders_forget(user=locked)  # no reminder for no one
             break
         except IntegrityError:  # 2^48 names: a clash is all but impossible, still not an error
             continue
@@ -120,6 +122,7 @@ def account_export(*, user: Any) -> dict[str, Any]:
             "is_staff": account.is_staff,
         },
         "settings": {name: getattr(account, name) for name in SETTINGS},
+        "reminders": reminders_export(user=account),
     }
     for _receiver, sections in export_requested.send(sender=User, user=account):
         document.update(sections or {})

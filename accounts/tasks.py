@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 
 from celery import shared_task
 from django.conf import settings
 
+from .reminders import reminders_send
 from .services import guests_purge
+
+log = logging.getLogger(__name__)
 
 
 @shared_task
@@ -16,6 +20,17 @@ def purge_idle_guests() -> int:
     """Delete guests idle longer than ``GUEST_IDLE_DAYS`` (no session can hold them
     any more), with their games; returns how many. Safe to run twice."""
     return guests_purge(idle=dt.timedelta(days=settings.GUEST_IDLE_DAYS))
+
+
+@shared_task
+def send_reminders() -> dict[str, int]:
+    """Remind the players due that the new daily is open (accounts/reminders.py):
+    a batch a run, every 15 minutes. Safe to run twice: each player's day is
+    claimed before anything is sent."""
+    totals = reminders_send()
+    if totals:
+        log.info("reminders: %s", ", ".join(f"{what} {n}" for what, n in sorted(totals.items())))
+    return totals
 
 
 # The mails' tasks live beside their texts; imported here so a worker knows them.
@@ -26,4 +41,5 @@ __all__ = [
     "mail_password_reset",
     "mail_password_reset_for",
     "purge_idle_guests",
+    "send_reminders",
 ]

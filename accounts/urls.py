@@ -15,7 +15,11 @@ from .api import (
     PasswordChangeView,
     PasswordResetConfirmView,
     PasswordResetView,
+    PushView,
     RegisterView,
+    ReminderKeyView,
+    ReminderOffView,
+    ReminderView,
     SettingsView,
 )
 
@@ -42,4 +46,12 @@ urlpatterns = [
 urlpatterns += [
     path("auth/account/", AccountView.as_view(), name="auth-account"),
     path("auth/export/", ExportView.as_view(), name="auth-export"),
+]
+
+# Come back tomorrow (issue 28): the reminder of the new daily (accounts/reminders.py).
+urlpatterns += [
+    path("reminders/", ReminderView.as_view(), name="reminders"),
+    path("reminders/key/", ReminderKeyView.as_view(), name="reminders-key"),
+    path("reminders/push/", PushView.as_view(), name="reminders-push"),
+    path("reminders/unsubscribe/", ReminderOffView.as_view(), name="reminders-unsubscribe"),
 ]

@@ -38,6 +38,9 @@
 | ``EMAIL_USE_TLS`` | ``1``: STARTTLS | off |
 | ``EMAIL_TIMEOUT`` | seconds an SMTP exchange may take | 10 |
 | ``DEFAULT_FROM_EMAIL`` | the mails' sender | ``Patience Daily <noreply@localhost>`` |
+| ``VAPID_PUBLIC_KEY`` | Web Push reminders: public key, base64url | none: no push; debug: made |
+| ``VAPID_PRIVATE_KEY`` | … its private key, base64url (set both or neither) | as above |
+| ``VAPID_SUBJECT`` | push sender contact, mailto: or https: | ``mailto:noreply@localhost`` |
 | ``ADDRESS_RETENTION_DAYS`` | days an attempt keeps its client address and device id | 90 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
@@ -75,6 +78,7 @@ import os
 import re
 import secrets
 from base64 import b64encode
+from collections.abc import Callable
 from hashlib import sha256
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -124,29 +128,33 @@ def secret_problem(name: str, value: str) -> str | None:
 SECRET_ADVICE = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
 
 
-def local_secrets(path: Path, names: list[str]) -> dict[str, str]:
+def local_secrets(
+    path: Path, names: list[str], make: Callable[[], dict[str, str]] | None = None
+) -> dict[str, str]:
     """A debug run's secrets: random ones made once per install, kept in ``path``
-    (``.local/secrets.env``, git- and docker-ignored, 0600) and read on later runs."""
+    (``.local/secrets.env``, git- and docker-ignored, 0600) and read on later runs.
+    ``make`` makes the ones that must be made together (a key pair), by name."""
     values: dict[str, str] = {}
     if path.exists():
         for line in path.read_text().splitlines():
             key, _, value = line.partition("=")
-            if key.strip() in names and value.strip():
+            if key.strip() and value.strip():  # all kept: another call's secrets stay in the file
                 values[key.strip()] = value.strip()
     if all(name in values for name in names):
-        return values
-    values.update({n: secrets.token_urlsafe(50) for n in names if n not in values})
+        return {name: values[name] for name in names}
+    made = make() if make else {}
+    values.update({n: made.get(n) or secrets.token_urlsafe(50) for n in names if n not in values})
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         draft = path.with_name(f"{path.name}.{os.getpid()}")
         with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write("".join(f"{name}={values[name]}\n" for name in names))
+            f.write("".join(f"{name}={value}\n" for name, value in values.items()))
         os.replace(draft, path)
     except OSError as exc:
         raise ImproperlyConfigured(
             f"Set {' and '.join(names)}: a debug run could not keep random ones in {path} ({exc})."
         ) from None
-    return values
+    return {name: values[name] for name in names}
 
 
 _SECRETS = ["SECRET_KEY", "DAILY_DEAL_SECRET"]
@@ -439,6 +447,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.purge_old_addresses",
         "schedule": crontab(minute=9),
     },
+    # Reminders of the new daily (accounts/reminders.py): every 15 minutes, a batch a run;
+    # at most one a player a day, today's only (a late run catches up, never yesterday's).
+    "send-reminders": {
+        "task": "accounts.tasks.send_reminders",
+        "schedule": crontab(minute="*/15"),
+    },
 }
 # Keeping an account (issue 28, accounts/recovery.py; docs/operations.md, "Mail").
 # A session lives SESSION_DAYS from its last request that changed it (Django
@@ -469,6 +483,76 @@ EMAIL_HOST_PASSWORD = env.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS")
 EMAIL_TIMEOUT = int(env.get("EMAIL_TIMEOUT", "10"))
 DEFAULT_FROM_EMAIL = env.get("DEFAULT_FROM_EMAIL", "Patience Daily <noreply@localhost>")
+
+# Reminders when the new daily opens (issue 28, accounts/reminders.py; docs/operations.md,
+# "Reminders"): Web Push signed with a VAPID key pair (P-256: the public key as a
+# browser's applicationServerKey takes it, the private one as its 32 bytes, both
+# base64url), or a mail. Outside debug the pair is optional: without it push is off
+# (the API and the settings say so) and mail reminders still go. A debug run makes
+# a pair once and keeps it beside SECRET_KEY.
+
+
+def vapid_pair() -> dict[str, str]:
+    """A new VAPID key pair, as the settings take it."""
+    from base64 import urlsafe_b64encode
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    private = key.private_numbers().private_value.to_bytes(32, "big")
+    return {
+        "VAPID_PUBLIC_KEY": urlsafe_b64encode(public).rstrip(b"=").decode(),
+        "VAPID_PRIVATE_KEY": urlsafe_b64encode(private).rstrip(b"=").decode(),
+    }
+
+
+def vapid_problem(public: str, private: str) -> str | None:
+    """Why the pair will not do, or None: both base64url, the private key's
+    public half the public key given."""
+    from base64 import urlsafe_b64decode
+
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    try:
+        raw = urlsafe_b64decode(private + "=" * (-len(private) % 4))
+        key = ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1())
+        derived = key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        given = urlsafe_b64decode(public + "=" * (-len(public) % 4))
+    except ValueError:
+        return "VAPID_PRIVATE_KEY and VAPID_PUBLIC_KEY must be base64url keys of P-256."
+    if len(raw) != 32 or derived != given:
+        return "VAPID_PUBLIC_KEY is not the public half of VAPID_PRIVATE_KEY."
+    return None
+
+
+VAPID_ADVICE = "python -c 'from config.settings import vapid_pair; print(vapid_pair())'"
+_VAPID = ["VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY"]
+if DEBUG and not any(env.get(name) for name in _VAPID):
+    _vapid = local_secrets(
+        Path(env.get("LOCAL_SECRETS") or BASE_DIR / ".local" / "secrets.env"), _VAPID, vapid_pair
+    )
+else:
+    _vapid = {name: env.get(name, "").strip() for name in _VAPID}
+VAPID_PUBLIC_KEY = _vapid["VAPID_PUBLIC_KEY"]
+VAPID_PRIVATE_KEY = _vapid["VAPID_PRIVATE_KEY"]
+if bool(VAPID_PUBLIC_KEY) != bool(VAPID_PRIVATE_KEY):
+    raise ImproperlyConfigured(f"Set both VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY ({VAPID_ADVICE}).")
+if VAPID_PUBLIC_KEY and (_problem := vapid_problem(VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY)):
+    raise ImproperlyConfigured(f"{_problem} Make a pair: {VAPID_ADVICE}")
+# Who runs the push sender, for the push services to reach: mailto: or https:.
+VAPID_SUBJECT = env.get("VAPID_SUBJECT", "mailto:noreply@localhost").strip()
+if not VAPID_SUBJECT.startswith(("mailto:", "https:")):
+    raise ImproperlyConfigured("VAPID_SUBJECT must start with mailto: or https:.")
+# Tests only (never read from the environment): endpoint origins a subscription may
+# name although they are not https on a public address — the tests' own push service.
+PUSH_ENDPOINT_TEST_ORIGINS: list[str] = []
 
 # How long an attempt keeps the client address and device id it was started from
 # (issue 28): the fair-play review links accounts within FAIRPLAY_LINK_DAYS of a start,

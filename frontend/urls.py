@@ -30,6 +30,7 @@ urlpatterns = [
     # Keeping an account (issue 28): the mails' links (accounts/mail.py).
     path("account/reset/", views.password_reset, name="password-reset"),
     path("account/verify/", views.email_verify, name="email-verify"),
+    path("account/reminders/off/", views.reminders_off, name="reminders-off"),
     path("privacy/", views.privacy, name="privacy"),
 ]
 

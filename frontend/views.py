@@ -399,6 +399,16 @@ def email_verify(request: HttpRequest) -> HttpResponse:
 
 
 @ensure_csrf_cookie
+def reminders_off(request: HttpRequest) -> HttpResponse:
+    """The reminder mail's link: a button that stops the mail reminders (a link
+    checker that opens the link changes nothing; the mail's one-click header
+    posts to the API itself)."""
+    response = _page(request, "account.html", "account", mode="reminders-off")
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@ensure_csrf_cookie
 def privacy(request: HttpRequest) -> HttpResponse:
     """What we store, why, how long, and how to take it or delete it (issue 28);
     the retention periods are the settings in force."""

@@ -137,7 +137,15 @@ def test_the_export_holds_the_account_settings_and_games(player):
     daily = daily_of()
     running = finished(user_of(player), daily)
     document = export(player)
-    sections = {"version", "exported_at", "account", "settings", "attempts", "decisions"}
+    sections = {
+        "version",
+        "exported_at",
+        "account",
+        "settings",
+        "reminders",
+        "attempts",
+        "decisions",
+    }
     assert set(document) == sections
     assert document["account"]["username"] == player.username
     assert "password" not in json.dumps(document["account"])

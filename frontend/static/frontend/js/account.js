@@ -72,3 +72,22 @@ async function verify() {
 if ($("reset-request-form")) onSubmit($("reset-request-form"), requestReset);
 if ($("reset-confirm-form")) onSubmit($("reset-confirm-form"), confirmReset);
 if ($("verify-panel")) verify();
+
+// The reminder mail's link (issue 28): a button, so a link checker stops nothing.
+async function remindersOff(form) {
+  const done = await post("/api/reminders/unsubscribe/", { token: query.get("token") || "" });
+  status.textContent = fmt(gettext("%(name)s gets no more reminder mails."), { name: done.username });
+  form.querySelector("button").disabled = true;
+}
+const offForm = $("reminders-off-form");
+if (offForm) {
+  offForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    try {
+      await remindersOff(offForm);
+    } catch (err) {
+      error.textContent = err.message;
+    }
+  });
+}
