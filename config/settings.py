@@ -539,7 +539,10 @@ if DEBUG and not any(env.get(name) for name in _VAPID):
         Path(env.get("LOCAL_SECRETS") or BASE_DIR / ".local" / "secrets.env"), _VAPID, vapid_pair
     )
 else:
-    _vapid = {name: env.get(name, "").strip() for name in _VAPID}
+    _vapid = {
+        "VAPID_PUBLIC_KEY": env.get("VAPID_PUBLIC_KEY", "").strip(),
+        "VAPID_PRIVATE_KEY": env.get("VAPID_PRIVATE_KEY", "").strip(),
+    }
 VAPID_PUBLIC_KEY = _vapid["VAPID_PUBLIC_KEY"]
 VAPID_PRIVATE_KEY = _vapid["VAPID_PRIVATE_KEY"]
 if bool(VAPID_PUBLIC_KEY) != bool(VAPID_PRIVATE_KEY):

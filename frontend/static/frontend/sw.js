@@ -72,3 +72,39 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(shellFile(request));
   }
 });
+
+// The reminder of the new daily (issue 28; accounts/reminders.py): the server's
+// push says the day and where to go, in the player's language — nothing of a
+// deal. Shown as it came; a click opens /daily/ (or focuses a tab showing it).
+// Nothing is kept: the push handler caches nothing.
+const REMINDER_URL = "/daily/";
+
+self.addEventListener("push", (event) => {
+  let data = {};
+  try {
+    data = event.data ? event.data.json() : {};
+  } catch (notJson) {
+    data = {};
+  }
+  const url = typeof data.url === "string" && data.url.startsWith("/") ? data.url : REMINDER_URL;
+  event.waitUntil(
+    self.registration.showNotification(data.title || "Patience Daily", {
+      body: data.body || "",
+      tag: data.tag || "daily",
+      icon: "/static/frontend/icons/icon-192.png",
+      data: { url },
+    }),
+  );
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const target = new URL((event.notification.data && event.notification.data.url) || REMINDER_URL, self.location.origin);
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((windows) => {
+      const open = windows.find((w) => new URL(w.url).pathname === target.pathname);
+      if (open) return open.focus();
+      return self.clients.openWindow(target.href);
+    }),
+  );
+});
