@@ -104,6 +104,7 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "offline": "/offline/",
         "password-reset": "/account/reset/?uid=MQ&token=x",
         "email-verify": "/account/verify/?token=x",
+        "reminders-off": "/account/reminders/off/?token=x",
         "privacy": "/privacy/",
     }
     not_pages = {"day-card-image"}  # a PNG: tests/frontend/test_webapp_cards.py
