@@ -30,6 +30,7 @@ import json
 import logging
 import re
 import socket
+import time
 import zoneinfo
 from dataclasses import dataclass, field
 from functools import cache
@@ -61,6 +62,9 @@ BATCH = 100
 """Players one run reminds at most: a run stays well inside the task's time limit
 (each push waits at most ``PUSH_TIMEOUT``); the next run, 15 minutes on, goes on."""
 PUSH_TIMEOUT = 5.0
+RUN_SECONDS = 90.0
+"""A run stops taking players after this long (the rest wait 15 minutes for the
+next): slow push services cannot push it past the task's 120 s soft limit."""
 RETRY_AFTER = dt.timedelta(minutes=15)
 """The least wait before a push service that said 429/5xx is asked again."""
 ENDPOINT_MAX = 1024
@@ -457,7 +461,11 @@ def reminders_send(*, now: dt.datetime | None = None) -> dict[str, int]:
         .select_related("user")
         .order_by("next_at")[:BATCH]
     )
+    deadline = time.monotonic() + RUN_SECONDS
     for reminder in due:
+        if time.monotonic() > deadline:
+            totals["deferred"] = totals.get("deferred", 0) + 1
+            break
         when_today = due_at(hour=reminder.hour, zone=reminder.timezone, day=today)
         if reminder.reminded_on == today or when_today > now:
             # Reminded already, or a day gone by while the job was down (never

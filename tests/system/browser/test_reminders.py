@@ -109,3 +109,60 @@ def test_push_with_the_permission_denied_offers_email(chromium, push_server):
         assert box is not None and box["x"] + box["width"] <= 360
     finally:
         context.close()
+
+
+NOTIFICATIONS = """async () => (await (await navigator.serviceWorker.ready).getNotifications())
+    .map((n) => ({title: n.title, body: n.body, tag: n.tag, url: n.data.url}))"""
+
+
+def test_the_service_worker_shows_a_push_and_keeps_nothing_of_it(chromium, push_server):
+    """A push message delivered to the real service worker over the DevTools
+    protocol (as a push service would, minus the encryption the browser strips):
+    the notification is shown with the server's words and /daily/, and the
+    worker's caches gain nothing."""
+    context, page, _name = signed_up(chromium, push_server.url)
+    try:
+        context.grant_permissions(["notifications"], origin=push_server.url)
+        page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+        cdp = context.new_cdp_session(page)
+        registrations: list[dict] = []
+        cdp.on(
+            "ServiceWorker.workerRegistrationUpdated",
+            lambda e: registrations.extend(e["registrations"]),
+        )
+        cdp.send("ServiceWorker.enable")
+        for _ in range(50):
+            if registrations:
+                break
+            page.wait_for_timeout(100)
+        assert registrations, "no service worker registration reported"
+        before = page.evaluate("async () => (await caches.keys()).length")
+        payload = (
+            '{"title": "Patience Daily", "body": "The daily deals of 5 December 2026 are open.",'
+            ' "url": "/daily/", "tag": "daily-2026-12-05"}'
+        )
+        cdp.send(
+            "ServiceWorker.deliverPushMessage",
+            {
+                "origin": push_server.url,
+                "registrationId": registrations[0]["registrationId"],
+                "data": payload,
+            },
+        )
+        shown: list = []
+        for _ in range(100):  # a bounded wait for the worker's showNotification
+            shown = page.evaluate(NOTIFICATIONS)
+            if shown:
+                break
+            page.wait_for_timeout(100)
+        assert shown == [
+            {
+                "title": "Patience Daily",
+                "body": "The daily deals of 5 December 2026 are open.",
+                "tag": "daily-2026-12-05",
+                "url": "/daily/",
+            }
+        ]
+        assert page.evaluate("async () => (await caches.keys()).length") == before
+    finally:
+        context.close()
