@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import threading
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from accounts.models import PushSubscription, Reminder, User
@@ -230,3 +232,29 @@ def test_a_deleted_account_is_reminded_of_nothing(push: PushService):
     assert not PushSubscription.objects.exists() and not Reminder.objects.exists()
     assert reminders_send(now=tomorrow_at(0, 3)) == {}
     assert push.received == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_runs_at_once_remind_once(push: PushService):
+    """Two beat runs at the same moment (a second beat, a retried task): each
+    player's day is claimed before anything is sent, so one push goes."""
+    client = sign_up("lea", PASSWORD)
+    browser = subscribed(client, push)
+    now = tomorrow_at(0, 2)
+    barrier = threading.Barrier(2)
+    results: list = []
+
+    def run() -> None:
+        try:
+            barrier.wait(timeout=10)
+            results.append(reminders_send(now=now))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(r.get("sent", 0) for r in results) == [0, 1], results
+    assert len(push.to(browser.path)) == 1
