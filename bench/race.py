@@ -212,7 +212,7 @@ def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> No
     print(
         f"progress frames per spectator: {per_socket:.0f} in {elapsed:.1f} s "
         f"({per_socket / elapsed:.1f}/s for {args.racers} racers: at most "
-        f"{2 * args.racers}/s by the gate); race frames per spectator: "
+        "2/s by the room's gate); race frames per spectator: "
         f"{sum(races) / max(1, args.spectators):.1f}"
     )
     if actions:
@@ -225,6 +225,11 @@ def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> No
             f"{postgres * 1000 / actions:.2f} ms, Redis {redis_cpu * 1000 / actions:.2f} ms, "
             f"worker {worker * 1000 / actions:.2f} ms"
         )
+    busy, total = result["cpu"].machine
+    print(
+        f"this client (the racers and spectators): {result['cpu'].client:.1f} s of CPU; the "
+        f"machine's CPUs busy {100 * busy / max(total, 1e-9):.0f}% over the run"
+    )
     typical = typical_game(stack.database_url, result["games"])
     event = json.dumps({"type": "state", "v": typical["seq"], "game": typical})
     found = floor(stack, {g["id"] for g in result["games"]}, event, typical["id"])

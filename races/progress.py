@@ -169,19 +169,47 @@ def _wait(slug: str) -> None:
     timer.start()
 
 
+_RACERS: dict[int, tuple[str, int, str]] = {}
+"""Attempt id → (race id, race version when first looked up, player name): what
+a racer's progress frame names, read once per attempt and process (none of it
+changes while the attempt is played but the version, which only orders frames)."""
+_RACERS_LOCK = threading.Lock()
+
+
+def _racer_of(attempt_id: int) -> tuple[str, int, str] | None:
+    with _RACERS_LOCK:
+        found = _RACERS.get(attempt_id)
+    if found is None:
+        row = (
+            Racer.objects.filter(attempt_id=attempt_id)
+            .values_list("race__slug", "race__version", "player__username")
+            .first()
+        )
+        if row is None:
+            return None
+        found = (row[0], row[1], row[2])
+        with _RACERS_LOCK:
+            if len(_RACERS) > 10_000:
+                _RACERS.clear()
+            _RACERS[attempt_id] = found
+    return found
+
+
+def _status(attempt: Attempt) -> str:
+    if not attempt.finished:
+        return Racer.Status.RACING
+    return Racer.Status.WON if attempt.won else Racer.Status.RESIGNED
+
+
 @receiver(sealed_attempt_changed, dispatch_uid="races.progress.racer_moved")
 def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs: Any) -> None:
     """After commit of a sealed attempt's change: its racer's progress to the room
     (coalesced), and its finish to the race."""
     try:
-        row = (
-            Racer.objects.filter(attempt_id=attempt.pk)
-            .values_list("race__slug", "race__version", "player__username", "status")
-            .first()
-        )
-        if row is None:
+        found = _racer_of(attempt.pk)
+        if found is None:
             return
-        slug, version, player, status = row
+        slug, version, player = found
         elapsed = attempt.elapsed_ms
         if elapsed is None:
             elapsed = attempt.ms_since_start(timezone.now())
@@ -193,7 +221,8 @@ def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs
                 "racer": {
                     "player": player,
                     "progress": shown,
-                    "status": status,
+                    # A finish is said again, exactly, by the race frame that follows.
+                    "status": _status(attempt),
                     "seq": attempt.seq,
                 },
             }
