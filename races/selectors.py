@@ -156,7 +156,10 @@ def race_view(race: Race) -> RaceView:
         "ends_at": _iso(race.ends_at),
         # Named only once the race has started (for everyone: the racers have it).
         "code": race.deal.code if race.status != Race.Status.OPEN else None,
-        "daily": race.daily.date.isoformat() if race.daily_id and race.daily else None,
+        # Likewise the past daily it races: its day names its code (daily_json).
+        "daily": race.daily.date.isoformat()
+        if race.daily_id and race.daily and race.status != Race.Status.OPEN
+        else None,
         "racers": entries,
         "rematch": race.rematch.slug if race.rematch_id and race.rematch else None,
         "version": race.version,

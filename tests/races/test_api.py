@@ -261,8 +261,13 @@ def test_a_past_daily_and_a_random_deal(make_player):
     yesterday = utc_today() - dt.timedelta(days=1)
     past = daily_deal_get(date=yesterday, variant="SH1-C2")
     race = create(host, {"daily": yesterday.isoformat(), "variant": "SH1-C2"})
-    assert race["daily"] == yesterday.isoformat() and race["code"] is None
+    # Neither the code nor the day before the start: the day would name the code.
+    assert race["daily"] is None and race["code"] is None
     assert Race.objects.get(slug=race["id"]).deal == past.deal
+    other = make_player()
+    post(other, race["id"], "join")
+    started = post(host, race["id"], "start")
+    assert started["daily"] == yesterday.isoformat() and started["code"] == past.deal.code
     drawn = create(host, {"random": "EH1-N", "capacity": 2})
     assert drawn["variant"] == "EH1-N" and drawn["code"] is None
     assert len(by_player(drawn)[host.username]["progress"]["home"]) == 8

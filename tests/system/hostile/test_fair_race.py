@@ -42,7 +42,7 @@ def check_race(body: Any, where: str, *, started: bool) -> None:
     """A race JSON: no card anywhere, progress as counts only, no code before the start."""
     check_cardless(body, where)
     if not started:
-        assert body["code"] is None, where
+        assert body["code"] is None and body["daily"] is None, where
     for racer in body["racers"]:
         shown = racer["progress"]
         assert set(shown) == PROGRESS_KEYS, (where, shown)
