@@ -51,6 +51,9 @@ class PlayerAdmin(UserAdmin):  # type: ignore[type-arg]
     add_form = AddForm
     form = ChangeForm
     actions = ("anonymise",)
+    # Whether each account's email is confirmed (issue 28): only a confirmed one gets resets.
+    list_display = (*UserAdmin.list_display, "email_verified")
+    list_filter = (*UserAdmin.list_filter, "email_verified")
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # the "anonymise" action instead: past boards keep their results

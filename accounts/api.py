@@ -34,6 +34,7 @@ from .models import Reminder, User
 from .privacy import account_delete, account_export
 from .recovery import (
     email_set,
+    email_verification_resend,
     email_verify,
     password_change,
     password_reset_confirm,
@@ -366,6 +367,34 @@ class EmailVerifyView(APIView):
         data.is_valid(raise_exception=True)
         user = email_verify(**data.validated_data)
         return Response({"username": user.username, "email": user.email, "email_verified": True})
+
+
+class ResentSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    accepted = serializers.BooleanField()
+    email = serializers.CharField(help_text="the address the link is mailed to")
+
+
+class EmailVerifyResendView(APIView):
+    """``POST /api/auth/email/verify/resend/``: mail the verification link again
+    to your unconfirmed address. Counted per player (``EMAIL_RESEND_RATE``), as
+    each mails someone."""
+
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "email-resend"
+
+    @extend_schema(
+        request=None,
+        responses={
+            202: ResentSerializer,
+            400: OpenApiResponse(description="no_email: the account has no address"),
+            403: OpenApiResponse(description="account_required (a guest), or csrf_failed"),
+            409: OpenApiResponse(description="email_verified: confirmed already"),
+            429: OpenApiResponse(description="rate_limited"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        user = email_verification_resend(user=_account_only(request))
+        return Response({"accepted": True, "email": user.email}, status=202)
 
 
 RESET_ACCEPTED = "If that account has a verified email, a link to reset its password is on its way."

@@ -76,6 +76,20 @@ def email_set(*, user: User, email: str) -> User:
     return user
 
 
+def email_verification_resend(*, user: User) -> User:
+    """Mail the verification link again to ``user``'s address (the first mail
+    lost, or its link expired): 400 ``no_email`` when the account has none, 409
+    ``email_verified`` when it is confirmed already. The link is a new one; an
+    earlier one still works until it expires (both verify the same address)."""
+    if not user.email:
+        raise Invalid("no_email", "This account has no email to confirm: save one first.")
+    if user.email_verified:
+        raise Conflict("email_verified", "This account's email is confirmed already.")
+    user_id, email = user.pk, user.email
+    transaction.on_commit(lambda: mail_email_verification.delay(user_id, email))
+    return user
+
+
 def email_verify(*, token: str) -> User:
     """Mark the address the token was sent to verified, if the account still has
     it; 400 ``bad_token`` for a forged, expired or outdated link, 409

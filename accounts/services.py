@@ -18,6 +18,7 @@ from kit.errors import Conflict, Invalid
 
 from .models import User
 from .names import username_skeleton
+from .signals import guests_purging
 
 USERNAME_MIN = 3
 USERNAME_MAX = 30
@@ -117,7 +118,15 @@ def guests_purge(*, idle: dt.timedelta, now: dt.datetime | None = None) -> int:
     ids = list(idle_guests.values_list("pk", flat=True)[:PURGE_BATCH])
     if not ids:
         return 0
-    User.objects.filter(pk__in=ids, is_guest=True).delete()
+    with transaction.atomic():
+        # Locked: a guest signing up meanwhile (``user_register``) waits, and one
+        # that did already is no guest any more and stays, with its games.
+        locked = User.objects.select_for_update().filter(pk__in=ids, is_guest=True)
+        ids = list(locked.order_by("pk").values_list("pk", flat=True))
+        if not ids:
+            return 0
+        guests_purging.send(sender=User, guest_ids=ids)
+        User.objects.filter(pk__in=ids, is_guest=True).delete()
     return len(ids)
 
 

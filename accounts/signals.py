@@ -18,6 +18,12 @@ from .models import User
 
 guest_claimed = Signal()
 
+guests_purging = Signal()
+"""Sent with ``sender=User`` and ``guest_ids`` inside the guest purge's
+transaction, the guests' rows locked, before they are deleted: the games app
+deletes their games (``Attempt.player`` is PROTECT, so a player with games is
+never deleted by a slip — issue 28). A guest's games are on no board."""
+
 
 def claim_guest(*, guest: User, account: User) -> dict[str, Any]:
     """Announce that ``account`` claims ``guest``'s games; returns what the

@@ -4,6 +4,7 @@ from django.urls import path
 
 from .api import (
     AccountView,
+    EmailVerifyResendView,
     EmailVerifyView,
     EmailView,
     ExportView,
@@ -34,6 +35,11 @@ urlpatterns = [
     path("auth/logout/everywhere/", LogoutEverywhereView.as_view(), name="auth-logout-everywhere"),
     path("auth/email/", EmailView.as_view(), name="auth-email"),
     path("auth/email/verify/", EmailVerifyView.as_view(), name="auth-email-verify"),
+    path(
+        "auth/email/verify/resend/",
+        EmailVerifyResendView.as_view(),
+        name="auth-email-verify-resend",
+    ),
     path("auth/password/", PasswordChangeView.as_view(), name="auth-password"),
     path("auth/password/reset/", PasswordResetView.as_view(), name="auth-password-reset"),
     path(

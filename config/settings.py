@@ -31,6 +31,7 @@
 | ``PASSWORD_RESET_RATE`` | reset requests per address | ``10/hour`` |
 | ``PASSWORD_RESET_TARGET_RATE`` | reset requests per account named (name or email) | ``3/hour`` |
 | ``ACCOUNT_CHANGE_RATE`` | email and password changes per player | ``20/hour`` |
+| ``EMAIL_RESEND_RATE`` | verification links mailed again per player | ``3/hour`` |
 | ``SITE_URL`` | the site as players reach it: the mails' links | ``http://localhost:8000`` |
 | ``EMAIL_BACKEND`` | Django mail backend | console if ``DEBUG``, else SMTP |
 | ``EMAIL_HOST``, ``EMAIL_PORT`` | the SMTP server | ``localhost``, 25 |
@@ -658,6 +659,8 @@ REST_FRAMEWORK = {
         "password-reset-target": env.get("PASSWORD_RESET_TARGET_RATE", "3/hour"),
         # Email changes (each mails a link) and password changes, per player.
         "account-changes": env.get("ACCOUNT_CHANGE_RATE", "20/hour"),
+        # Verification links mailed again, per player (issue 28).
+        "email-resend": env.get("EMAIL_RESEND_RATE", "3/hour"),
         # Per player, over HTTP and the websocket alike (kit.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),

@@ -27,6 +27,9 @@ urlpatterns = [
     path("rules/", views.rules, name="rules"),
     path("offline/", views.offline, name="offline"),
     path("og/<str:date>.png", views.day_card_image, name="day-card-image"),
+    # A player's result, shared (issue 28): its page and its link preview's image.
+    path("r/<game_id:attempt_id>/", views.result, name="result"),
+    path("og/r/<game_id:attempt_id>.png", views.result_card_image, name="result-card-image"),
     # Keeping an account (issue 28): the mails' links (accounts/mail.py).
     path("account/reset/", views.password_reset, name="password-reset"),
     path("account/verify/", views.email_verify, name="email-verify"),

@@ -27,7 +27,7 @@ from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from kit.api import parse_month
 from kit.http import ApiError
-from leaderboard.selectors import player_get
+from leaderboard.selectors import player_get, replays_open_to
 
 from .catalogue import games_catalogue
 from .loading import (
@@ -38,7 +38,7 @@ from .loading import (
     js_catalogue,
     module_bundle,
 )
-from .social import day_card, day_image
+from .social import day_card, day_image, result_card, result_figures, result_image
 
 IMMUTABLE = "max-age=315360000, public, immutable"  # as WhiteNoise's for hashed names
 
@@ -374,6 +374,52 @@ def day_card_image(request: HttpRequest, date: str) -> HttpResponse:
     response = HttpResponse(day_image(day), content_type="image/png")
     running = day >= utc_today()
     response["Cache-Control"] = "max-age=300, public" if running else "max-age=86400, public"
+    return response
+
+
+def _shown_result(attempt_id: int) -> dict[str, object]:
+    figures = result_figures(attempt_id)
+    if figures is None:  # no board shows it: nothing to share
+        raise Http404("No such result on a leaderboard.")
+    return figures
+
+
+@ensure_csrf_cookie
+def result(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """``/r/<game id>/``: a player's counted daily result, shared (issue 28): the
+    board's line of it, linking to the day, the board and (when the replay rule
+    allows this viewer) the replay; its link preview's cards and image show the
+    same line. Nothing of the deal (frontend/social.py). Open to anyone."""
+    figures = _shown_result(attempt_id)
+    return _page(
+        request,
+        "result.html",
+        "result",
+        result=figures,
+        card=result_card(figures),
+        card_image=request.build_absolute_uri(
+            reverse("frontend:result-card-image", args=[attempt_id])
+        ),
+        card_url=request.build_absolute_uri(request.path),
+        replay_open=replays_open_to(viewer=request.user, attempt_id=attempt_id),
+    )
+
+
+def result_card_image(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """``/og/r/<game id>.png``: the image of a shared result's link preview, from
+    the board's figures of it only; 404 for a result no board shows. Its ETag is
+    the hash of what it draws: a preview fetched again is a 304 until the rank
+    (or anything drawn) changes."""
+    figures = _shown_result(attempt_id)
+    image, etag = result_image(figures)
+    running = str(figures["date"]) >= utc_today().isoformat()
+    if etag in [tag.strip() for tag in request.headers.get("If-None-Match", "").split(",")]:
+        response = HttpResponse(status=304)
+    else:
+        response = HttpResponse(image, content_type="image/png")
+    response["ETag"] = etag
+    response["Cache-Control"] = "max-age=300, public" if running else "max-age=86400, public"
+    response["Vary"] = "Cookie, Accept-Language"
     return response
 
 

@@ -60,12 +60,19 @@ def _claim_guest(sender: type, *, guest: Any, account: Any, **kwargs: Any) -> di
     return attempts_claim(guest=guest, account=account)
 
 
+def _purge_guests(sender: type, *, guest_ids: list[int], **kwargs: Any) -> None:
+    """The guest purge deletes idle guests: their games first (issue 28)."""
+    from .services import attempts_of_guests_delete
+
+    attempts_of_guests_delete(guest_ids=guest_ids)
+
+
 class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
         from accounts.privacy import export_requested
-        from accounts.signals import guest_claimed
+        from accounts.signals import guest_claimed, guests_purging
 
         # The engine's errors said as the kit's refusals, for every door.
         # The jobs' receivers of the services' signals (games/signals.py).
@@ -76,6 +83,7 @@ class GamesConfig(AppConfig):
 
         guest_claimed.connect(_claim_guest, dispatch_uid="games.claim_guest")
         export_requested.connect(_export_games, dispatch_uid="games.export")
+        guests_purging.connect(_purge_guests, dispatch_uid="games.purge_guests")
 
         post_migrate.connect(_ensure_partitions, sender=self, dispatch_uid="games.partitions")
         pre_migrate.connect(_unbounded_migrations, sender=self, dispatch_uid="games.unbounded")

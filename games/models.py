@@ -95,8 +95,11 @@ class Attempt(models.Model):
         RESIGNED = "resigned"
         ABANDONED = "abandoned"
 
+    # PROTECT: deleting a player must never take results off past boards (issue 28).
+    # Accounts are anonymised (accounts/privacy.py); the guest purge deletes the
+    # guests' games first (``guests_purging``, games/services.py ``attempts_of_guests_delete``).
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="attempts"
     )
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="attempts")
     daily = models.ForeignKey(

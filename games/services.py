@@ -360,6 +360,17 @@ def attempts_claim(*, guest: User, account: User) -> dict[str, list[Any]]:
     return {"claimed": sorted(claimed), "kept": kept}
 
 
+def attempts_of_guests_delete(*, guest_ids: list[int]) -> int:
+    """Delete the games of the guests ``guest_ids`` (with their action log,
+    reviews and analyses), as the guest purge deletes the guests
+    (``accounts.signals.guests_purging``; ``Attempt.player`` is PROTECT). Only a
+    guest's: a guest's games are on no board (``ranking.counted``), an
+    account's are never deleted. Returns how many games went."""
+    doomed = Attempt.objects.filter(player_id__in=guest_ids, player__is_guest=True)
+    _total, by_model = doomed.delete()
+    return int(by_model.get(Attempt._meta.label, 0))
+
+
 def _kept(attempt: Attempt) -> dict[str, Any]:
     assert attempt.daily is not None
     return {

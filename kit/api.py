@@ -326,7 +326,7 @@ class RateThrottle(BaseThrottle):
     """``rate_limit`` for a DRF view that names its ``throttle_scope``: per player
     when signed in and the scope is per player, else per client address."""
 
-    per_player = ("actions", "games", "account-changes")
+    per_player = ("actions", "games", "account-changes", "email-resend")
 
     def allow_request(self, request: Request, view: Any) -> bool:
         scope = getattr(view, "throttle_scope", "")

@@ -12,11 +12,21 @@ What a line must never carry (PRODUCT.md, anti-cheat): a state, a view, a card
 that is face down, the stock, a running daily's code. Log ids, codes of
 refusals and pile names — never game data. Tracebacks are rendered without
 their frames' local variables for the same reason.
+
+Nor a full client address (issue 28, privacy): logs are kept by the platform
+(docker's json-file, rotated: docs/operations.md), beyond the database's
+``ADDRESS_RETENTION_DAYS``. So every line, ours and the libraries' alike, its
+traceback included, passes ``mask_addresses`` last: each IP address written in
+it becomes its network — an IPv4 address its /24 (``203.0.113.0/24``), an IPv6
+one its /48 (``2001:db8:1::/48``). Enough to see that lines come from one
+network, never whose device: not an address of a person, and nothing to keep.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import re
 import sys
 from typing import Any
 
@@ -38,11 +48,61 @@ FOREIGN: list[Processor] = [
 ]
 
 
+# Candidates only: each is checked by ``ipaddress`` before it is masked, so a
+# clock (``12:04:05``), a version (``1.2.3``) or a date stays as written.
+_CANDIDATE = re.compile(
+    r"(?<![\w.:])(?:"
+    r"(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\d)"  # IPv4, maybe with a :port after it
+    r"|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:(?<=:)(?:\d{1,3}\.){3}\d{1,3})?"  # IPv6
+    r"(?![\w:]|\.\d))"
+)
+IPV4_PREFIX, IPV6_PREFIX = 24, 48
+"""What a masked address keeps: its /24, its /48 (issue 28)."""
+
+
+def _masked(found: re.Match[str]) -> str:
+    text = found.group(0)
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return text  # a clock, a ratio, a version: not an address
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    prefix = IPV4_PREFIX if address.version == 4 else IPV6_PREFIX
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def mask_text(text: str) -> str:
+    """``text`` with every IP address in it replaced by its network (/24, /48)."""
+    if "." not in text and ":" not in text:
+        return text  # most texts: no address can be in them
+    return _CANDIDATE.sub(_masked, text)
+
+
+def mask_addresses(logger: Any, method: str, event: EventDict) -> EventDict:
+    """The processor every line passes last before it is rendered: each text in
+    it (the event, the context, a traceback) with its addresses masked. About
+    3 µs a line where no text holds a dot or a colon (an action's line), against
+    6 µs for its JSON rendering (measured on the shared 2-core machine)."""
+    for key, value in event.items():
+        if value.__class__ is str and ("." in value or ":" in value) and key != "timestamp":
+            event[key] = _CANDIDATE.sub(_masked, value)
+    return event
+
+
 def _renderers(fmt: str) -> list[Processor]:
     if fmt == "console":
         # Plain tracebacks: a rich one would print the frames' local variables.
-        return [structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)]
-    return [structlog.processors.format_exc_info, structlog.processors.JSONRenderer()]
+        return [
+            structlog.processors.format_exc_info,
+            mask_addresses,
+            structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback),
+        ]
+    return [
+        structlog.processors.format_exc_info,
+        mask_addresses,
+        structlog.processors.JSONRenderer(),
+    ]
 
 
 def formatter(fmt: str, level: str) -> structlog.stdlib.ProcessorFormatter:

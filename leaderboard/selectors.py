@@ -411,3 +411,42 @@ def player_calendar(*, username: str, month: dt.date) -> dict[str, Any]:
     if user is None:
         raise NotFound("not_found", f"No player {username!r}.")
     return calendar_month(month=month, user=user)
+
+
+# --- one result as the board shows it (issue 28: the share page) ------------------
+
+
+def result_shown(*, attempt_id: int) -> tuple[Attempt, int] | None:
+    """The result ``attempt_id`` as the public board shows it — the attempt with
+    its ``rank`` among every counted result of its daily, and how many those
+    are — or None when no board shows it (a practice game, a guest's, one not
+    finished, disqualified or failed by the replay check: ``counted``)."""
+    attempt = Attempt.objects.select_related("daily").filter(pk=attempt_id, ranked=True).first()
+    if attempt is None or attempt.daily is None:
+        return None
+    rows = ranked_attempts(daily=attempt.daily)
+    sql, params = rows.values("pk", "rank").query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT ranked.rank, (SELECT COUNT(*) FROM ({sql}) every) "
+            f"FROM ({sql}) ranked WHERE ranked.pk = %s",
+            [*params, *params, attempt_id],
+        )
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    shown = Attempt.objects.select_related("player", "daily").get(pk=attempt_id)
+    shown.rank = found[0]  # type: ignore[attr-defined]
+    return shown, int(found[1])
+
+
+def replays_open_to(*, viewer: Viewer, attempt_id: int) -> bool:
+    """Whether ``viewer`` may watch the replay of the daily result ``attempt_id``,
+    as its board says (``leaderboard_for_day``'s ``replays_open``)."""
+    attempt = Attempt.objects.select_related("daily").filter(pk=attempt_id).first()
+    daily = attempt.daily if attempt else None
+    return (
+        daily is not None
+        and viewer.is_authenticated
+        and (daily.date < utc_today() or viewer_won_daily(viewer=viewer, daily=daily))
+    )

@@ -5,6 +5,8 @@ its owner; one account per verified address."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings as conf
+from django.test import Client as DjangoClient
 
 from accounts.models import User
 from tests.support.api import Client, assert_error, sign_up
@@ -103,3 +105,69 @@ def test_only_an_account_has_an_email():
     assert guest.send("/api/auth/guest/").status_code == 201
     refused = guest.put("/api/auth/email/", {"email": "g@example.org"}, format="json")
     assert_error(refused, 403, "account_required")
+
+
+# --- the link mailed again (issue 28) --------------------------------------------------------
+
+RESEND = "/api/auth/email/verify/resend/"
+
+
+def test_the_link_is_mailed_again_and_the_new_one_verifies(smtp: Mailbox):
+    client = sign_up("gus", PASSWORD)
+    client.put("/api/auth/email/", {"email": "gus@example.org"}, format="json")
+    first = smtp.wait_for("gus@example.org", count=1)
+    response = client.send(RESEND, None)
+    assert response.status_code == 202, response.content
+    assert response.json() == {"accepted": True, "email": "gus@example.org"}
+    again = smtp.wait_for("gus@example.org", count=2)
+    assert link(again).startswith("http://localhost:8000/account/verify/?token=")
+    assert "gus" in body(again)
+    verify(Client(), again)
+    assert User.objects.get(username="gus").email_verified is True
+    # Confirmed now: nothing more to send, and the earlier link changes nothing.
+    assert_error(client.send(RESEND, None), 409, "email_verified")
+    assert verify(Client(), first)["email_verified"] is True
+    assert len(smtp.to("gus@example.org")) == 2
+
+
+def test_no_address_or_no_account_is_a_clear_4xx_and_mails_nothing(smtp: Mailbox):
+    client = sign_up("hal", PASSWORD)
+    assert_error(client.send(RESEND, None), 400, "no_email")
+    assert_error(Client().send(RESEND, None), 401, "not_authenticated")
+    guest = Client()
+    assert guest.send("/api/auth/guest/").status_code == 201
+    assert_error(guest.send(RESEND, None), 403, "account_required")
+    assert smtp.messages == []
+
+
+def test_mailing_again_is_limited_per_player(smtp: Mailbox, settings):
+    framework = dict(settings.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {
+        **framework["DEFAULT_THROTTLE_RATES"],
+        "email-resend": "2/hour",
+    }
+    settings.REST_FRAMEWORK = framework
+    client, other = sign_up("ida", PASSWORD), sign_up("jon", PASSWORD)
+    for who, address in ((client, "ida@example.org"), (other, "jon@example.org")):
+        who.put("/api/auth/email/", {"email": address}, format="json")
+    for _ in range(2):
+        assert client.send(RESEND, None).status_code == 202
+    assert_error(client.send(RESEND, None), 429)
+    smtp.wait_for("ida@example.org", count=3)  # the first mail and two again, no more
+    assert other.send(RESEND, None).status_code == 202  # per player, not per address
+    smtp.wait_for("jon@example.org", count=2)
+    assert len(smtp.to("ida@example.org")) == 3
+
+
+def test_the_admin_lists_and_filters_by_email_verified():
+    User.objects.create_user("kay", password="x", email="kay@example.org", email_verified=True)
+    User.objects.create_user("lee", password="x", email="lee@example.org")
+    staff = DjangoClient()
+    staff.force_login(User.objects.create_superuser("boss", password="correct horse battery"))
+    base = f"/{conf.ADMIN_PATH}accounts/user/"
+    listing = staff.get(base).content.decode()
+    assert "column-email_verified" in listing and "email_verified__exact=1" in listing
+    verified = staff.get(base, {"email_verified__exact": "1"}).content.decode()
+    assert ">kay<" in verified and ">lee<" not in verified
+    unverified = staff.get(base, {"email_verified__exact": "0"}).content.decode()
+    assert ">lee<" in unverified and ">kay<" not in unverified

@@ -23,6 +23,7 @@ from django.test import Client as DjangoClient
 from deploy.stack import server_env
 from frontend import urls as frontend_urls
 from tests.support.api import assert_error, requires_redis
+from tests.support.results import daily_of, finished, user_of
 
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = "/csp-report/"
@@ -106,8 +107,10 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "email-verify": "/account/verify/?token=x",
         "reminders-off": "/account/reminders/off/?token=x",
         "privacy": "/privacy/",
+        "result": f"/r/{finished(user_of(player), daily_of(days_ago=1)).pk}/",
     }
-    not_pages = {"day-card-image"}  # a PNG: tests/frontend/test_webapp_cards.py
+    # PNGs: tests/frontend/test_webapp_cards.py, tests/frontend/test_result_share.py
+    not_pages = {"day-card-image", "result-card-image"}
     # A page added to the site without a line here fails this test.
     assert set(paths) | not_pages == {p.name for p in frontend_urls.urlpatterns}
     django_user_model.objects.create_superuser("boss", password="boss-password-1")

@@ -113,7 +113,7 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
         f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) ✓ "
         f"{clock(game['elapsed_ms'])} · {par} moves (par {par}) · "
         f"#{board['me']['rank']} of {board['count']} · 1-day streak\n"
-        f"{site}/daily/{today()}/"
+        f"{site}/r/{game['id']}/"  # the result's own page (issue 28)
     )
     # Spoiler-free: neither the running daily's code nor a card, in the text or the card.
     card = page.evaluate("document.getElementById('win').outerHTML")
@@ -288,17 +288,19 @@ def test_on_a_phone_share_opens_the_share_sheet_with_the_same_text(chromium, sit
         context.add_init_script(SHARE_SHEET)
         page = context.new_page()
         sign_up(page)
-        win_ranked(page, server)
+        attempt, _daily = win_ranked(page, server)
         wait_figures(page)
         assert page.evaluate("matchMedia('(pointer: coarse)').matches")
         page.tap("#win-share")
         page.wait_for_function("() => window.shared")
         shared = page.evaluate("window.shared")
-        assert set(shared) == {"text"}
+        # The result's page as the link (its preview shows the result line), the text beside it.
+        assert set(shared) == {"text", "url"}
+        assert shared["url"] == f"{site}/r/{attempt}/"
         assert shared["text"].startswith(
             f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) ✓ "
         )
-        assert shared["text"].endswith(f" · 1-day streak\n{site}/daily/{today()}/")
+        assert shared["text"].endswith(" · 1-day streak")
         assert page.inner_text("#win-share-status") == ""  # not the clipboard
         screenshot(page, "finish-card-390x844")
     finally:
@@ -371,6 +373,12 @@ def test_the_share_text_of_each_kind_of_win(new_page):
         ],
     )
     link = "\nhttps://patience.example/daily/2026-12-02/"
+    # A ranked result with its id links to its own page (issue 28); a practice, to the day.
+    own = page.evaluate(
+        SHARE, [{**RANKED_WIN, "id": 1234}, {**RANKED_WIN, "ranked": False, "id": 9}]
+    )
+    assert own[0].endswith("\nhttps://patience.example/r/1234/")
+    assert own[1].endswith(link)
     assert texts == [
         "Patience Daily 2026-12-02 · Seahaven Towers, Hard (1 cell) ✓ 3:12 · 98 moves (par 87)"
         " · #12 of 340 · 5-day streak" + link,

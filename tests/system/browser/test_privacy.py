@@ -29,6 +29,7 @@ def test_every_page_links_the_privacy_page_which_says_how_long(new_page):
     page.wait_for_url(lambda url: urlparse(url).path == "/privacy/")
     text = page.locator("#privacy").inner_text()
     assert "90 days after the game started" in text  # ADDRESS_RETENTION_DAYS, as set
+    assert "never holds your full network address" in text  # the logs (issue 28)
     assert "Download my data" in text and "Delete my account" in text
     assert page.locator("#privacy-link").get_attribute("aria-current") == "page"
     screenshot(page, "privacy-page")

@@ -149,3 +149,22 @@ def test_nginx_passes_the_outer_proxys_scheme_through():
     assert forwarded_proto(conf, "https", "http") == "https"  # behind the TLS proxy
     assert forwarded_proto(conf, None, "http") == "http"  # nginx faces clients itself
     assert forwarded_proto(conf, "gopher", "http") == "http"  # nonsense is not passed on
+
+
+def test_every_container_s_logs_are_rotated_and_nginx_logs_no_full_address():
+    """Issue 28: logs keep no address forever — each service's logs in docker's
+    json-file with a size and a count of files (the oldest deleted), and nginx's
+    access lines with the address's network only and no query string."""
+    spec = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name, service in spec["services"].items():
+        logging = service.get("logging")
+        assert logging and logging["driver"] == "json-file", name
+        assert logging["options"]["max-size"] and logging["options"]["max-file"], name
+    nginx = (ROOT / "deploy" / "nginx.conf").read_text()
+    # In the server block (it replaces the image's own "main" log, which names the address).
+    assert re.search(r"^    access_log \S+ masked;$", nginx, re.M)
+    fmt = re.search(r"log_format masked (.*?);", nginx, re.S)
+    assert fmt, nginx
+    for exact in ("$remote_addr", "$request ", "$request_uri", "$args", "$http_x_forwarded_for"):
+        assert exact not in fmt.group(1), exact
+    assert "$remote_network" in fmt.group(1) and "$uri" in fmt.group(1)

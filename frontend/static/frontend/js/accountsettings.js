@@ -1,5 +1,6 @@
 // The account's part of the settings dialog (issue 28), signed in only: the
-// email (set, change, remove; confirmed by the link mailed to it), the password
+// email (set, change, remove; confirmed by the link mailed to it, which "Send the
+// link again" mails anew), the password
 // changed (this browser stays signed in, the others are signed out), and sign
 // out everywhere. What the account holds comes from GET /api/auth/me/.
 
@@ -16,6 +17,8 @@ function showEmail(me) {
     : me.email_verified
       ? gettext("(confirmed)")
       : gettext("(not confirmed yet: see the link we mailed)");
+  // The first mail lost or its link expired: another, while the address waits for it.
+  $("set-email-resend").hidden = !me.email || me.email_verified;
 }
 
 async function run(action) {
@@ -39,6 +42,13 @@ if (section) {
       const me = await api("/api/auth/email/", { method: "PUT", body: { email: $("set-email").value.trim() } });
       showEmail(me);
       return me.email ? gettext("Saved. Open the link we mailed to confirm it.") : gettext("The email is removed.");
+    }),
+  );
+
+  $("set-email-resend").addEventListener("click", () =>
+    run(async () => {
+      const sent = await post("/api/auth/email/verify/resend/");
+      return fmt(gettext("A new link is on its way to %(email)s."), { email: sent.email });
     }),
   );
 

@@ -22,11 +22,17 @@ const CASCADE_SPREAD_MS = 1700; // from the first card's fall to the last one's,
 const CASCADE_FALL_MS = 1100; // finish.css: .cascade-card's animation-duration
 const SHOWN_MS = 4000; // how long "Copied." stays
 
-/** The spoiler-free text a won daily is shared with, its day's page last:
+/** The spoiler-free text a won daily is shared with, its link last: a ranked
+ *  result's own page (`/r/<id>/`, issue 28: the board's line of it, with a link
+ *  preview) when its `id` is given, else the day's page:
  *  "Patience Daily 2026-12-02 · Seahaven Towers, Hard (1 cell) ✓ 3:12 · 98 moves (par 87)
- *   · #12 of 340 · 5-day streak\nhttps://…/daily/2026-12-02/". A practice says so and
+ *   · #12 of 340 · 5-day streak\nhttps://…/r/1234/". A practice says so and
  *  has neither rank nor streak. "Patience Daily" is the brand: not translated. */
-export function shareText({ date, variant, ranked, ms, moves, par, rank, count, streak, origin }) {
+export function shareLink({ date, ranked, id, origin }) {
+  return ranked && id ? `${origin}/r/${id}/` : `${origin}/daily/${date}/`;
+}
+
+export function shareText({ date, variant, ranked, ms, moves, par, rank, count, streak, origin, id }) {
   const practice = ranked ? "" : ` (${gettext("practice")})`;
   const parts = [`Patience Daily ${date}`, `${variantLabel(variant).split(" · ").join(", ")}${practice} ✓ ${formatMs(ms)}`];
   let played = fmt(ngettext("%(n)s move", "%(n)s moves", moves), { n: formatNumber(moves) });
@@ -34,7 +40,7 @@ export function shareText({ date, variant, ranked, ms, moves, par, rank, count, 
   parts.push(played);
   if (ranked && rank) parts.push(fmt(gettext("#%(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) }));
   if (ranked && streak > 0) parts.push(fmt(ngettext("%(n)s-day streak", "%(n)s-day streak", streak), { n: formatNumber(streak) }));
-  return `${parts.join(" · ")}\n${origin}/daily/${date}/`;
+  return `${parts.join(" · ")}\n${shareLink({ date, ranked, id, origin })}`;
 }
 
 /** Copies of the foundations' top cards fall off the table; resolves when done
@@ -263,7 +269,7 @@ export class Finish {
 
   async share() {
     const game = this.game;
-    const text = shareText({
+    const shared = {
       date: game.daily,
       variant: game.variant,
       ranked: game.ranked,
@@ -271,11 +277,16 @@ export class Finish {
       moves: game.moves,
       ...this.figures,
       origin: location.origin,
-    });
-    // Phones: the system's share sheet; elsewhere the clipboard.
-    if (matchMedia("(pointer: coarse)").matches && navigator.canShare?.({ text })) {
+      id: game.guest ? null : game.id, // a guest's result is on no board (until claimed)
+    };
+    const text = shareText(shared);
+    // The system's share sheet where the browser has one (the link as its own field,
+    // for the preview); elsewhere the clipboard.
+    const url = shareLink(shared);
+    const sheet = { text: text.slice(0, text.length - url.length).trimEnd(), url };
+    if (navigator.share && navigator.canShare?.(sheet)) {
       try {
-        await navigator.share({ text });
+        await navigator.share(sheet);
         return;
       } catch (err) {
         if (err.name === "AbortError") return; // the player closed the sheet

@@ -1,0 +1,118 @@
+"""Issue 28, a player's result shared (``/r/<game id>/`` and its image
+``/og/r/<game id>.png``), played as an attacker (PRODUCT.md, "Fair daily
+deals"): the page and the image are open to anyone while the day runs, so
+nothing of its deal may be in them — only what the public board shows of the
+result.
+
+Today's Seahaven and Easy Harp dailies run: one account wins the Seahaven one,
+another resigns the Easy Harp one (hidden cards: it has seen some), a third
+account's result is disqualified (on no board). A visitor, the winner, the
+loser and a fresh account read each page and image in two languages: no byte
+names a running daily's code or key, the PNG has no text chunk, and no text
+drawn on the image (``result_lines``, what ``draw_result`` draws) names a card
+or the code. The disqualified result is a 404 for all of them, and its 404 says
+nothing either. Then the deal under today's Seahaven daily is swapped for
+another with everything public unchanged: the page's cards and the image are
+byte for byte the same — drawn from the board's figures only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+
+from django.core.cache import cache
+from django.utils import translation
+from PIL import Image
+
+from frontend.social import result_figures, result_lines
+from games.dailies import utc_today
+from games.fairplay import attempt_disqualify
+from tests.support.api import win_daily
+from tests.support.fairplay import make_staff
+from tests.support.hidden import Wire, prepared, secrets_of
+
+CARD_META = re.compile(r'<meta (?:property="og:[^"]+"|name="(?:twitter:[^"]+|description)") [^>]*>')
+# A card as any page or the engine writes one: KS, TH, 10♥, A♠ …
+CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:[A2-9TJQK]|10)[SHDC♠♥♦♣](?![A-Za-z0-9])")
+
+
+def cards(html: bytes) -> str:
+    return "\n".join(CARD_META.findall(html.decode()))
+
+
+def _resign_daily(client, variant: str) -> int:
+    started = client.send("/api/games/", {"daily": variant})
+    assert started.status_code in (200, 201), started.content
+    game = started.json()
+    client.send(f"/api/games/{game['id']}/actions/", {"seq": 0, "action": {"type": "stock"}})
+    resigned = client.send(f"/api/games/{game['id']}/resign/", None)
+    assert resigned.status_code == 200, resigned.content
+    return int(game["id"])
+
+
+def test_a_shared_result_of_a_running_day_holds_nothing_of_its_deal(make_player, anon):
+    wire = Wire()
+    today = utc_today()
+    dailies = [prepared(variant) for variant in ("SH1-C4", "EH1-N")]
+    winner, loser, cheat, fresh = make_player(), make_player(), make_player(), make_player()
+    won = win_daily(winner, "SH1-C4")["id"]
+    lost = _resign_daily(loser, "EH1-N")
+    hidden = win_daily(cheat, "SH1-C4")["id"]
+    staff = make_staff()
+    attempt_disqualify(attempt_id=hidden, staff=staff, reason="second account")
+
+    seen: dict[str, tuple[str, bytes]] = {}
+    readers = (("visitor", anon), ("winner", winner), ("loser", loser), ("fresh", fresh))
+    for language in ("en", "bg"):
+        for who, client in readers:
+            client.cookies["django_language"] = language
+            for attempt_id in (won, lost):
+                where = f"{who} {language} {attempt_id}"
+                page = wire.http(f"{where} page", client.get(f"/r/{attempt_id}/"))
+                image = wire.http(f"{where} image", client.get(f"/og/r/{attempt_id}.png"))
+                assert page.status_code == 200 and image.status_code == 200, where
+                assert f"/og/r/{attempt_id}.png" in page.content.decode()
+                with Image.open(io.BytesIO(image.content)) as png:
+                    assert png.format == "PNG" and not png.info.get("text"), png.info
+                    assert not {k for k in png.info if k not in ("dpi", "gamma", "srgb")}
+                seen[where] = (cards(page.content), image.content)
+            # A result on no board: nothing to share, and the 404 says nothing of the deal.
+            assert (
+                wire.http(f"{who} {language} hidden", client.get(f"/r/{hidden}/")).status_code
+                == 404
+            )
+            gone = wire.http(f"{who} {language} hidden png", client.get(f"/og/r/{hidden}.png"))
+            assert gone.status_code == 404
+
+    # What the image draws: the board's figures in words, no card, no code.
+    secrets = [s for daily in dailies for s in secrets_of(daily)]
+    for language in ("en", "bg"):
+        with translation.override(language):
+            for attempt_id in (won, lost):
+                figures = result_figures(attempt_id)
+                assert figures is not None
+                drawn = "\n".join(result_lines(figures))
+                assert not CARD_TEXT.search(drawn), drawn
+                assert not any(secret in drawn for secret in secrets), drawn
+                assert set(figures) == {
+                    "attempt", "player", "date", "variant", "name", "level", "won",
+                    "score", "ms", "moves", "rank", "count", "pending",
+                }  # fmt: skip
+    for daily in dailies:
+        wire.assert_never_named(daily)
+
+    # Another deal under today's Seahaven daily, its public figures unchanged.
+    other = prepared("SH1-C4", today + dt.timedelta(days=1))
+    running = dailies[0]
+    assert other.deal.code != running.deal.code
+    running.deal, running.proof, running.par = other.deal, other.proof, other.par
+    running.save(update_fields=["deal", "proof", "par"])
+    cache.clear()
+    for language in ("en", "bg"):
+        for who, client in readers:
+            client.cookies["django_language"] = language
+            where = f"{who} {language} {won}"
+            page, image = client.get(f"/r/{won}/"), client.get(f"/og/r/{won}.png")
+            assert (cards(page.content), image.content) == seen[where], where
