@@ -33,6 +33,7 @@ from django.db.models import F
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 
+from kit.commits import after_commit
 from kit.errors import Conflict, Invalid
 
 from .mail import mail_email_verification, mail_password_reset_for
@@ -72,7 +73,7 @@ def email_set(*, user: User, email: str) -> User:
     user.save(update_fields=["email", "email_verified"])
     if email:
         user_id = user.pk
-        transaction.on_commit(lambda: mail_email_verification.delay(user_id, email))
+        after_commit(lambda: mail_email_verification.delay(user_id, email))
     return user
 
 
@@ -86,7 +87,7 @@ def email_verification_resend(*, user: User) -> User:
     if user.email_verified:
         raise Conflict("email_verified", "This account's email is confirmed already.")
     user_id, email = user.pk, user.email
-    transaction.on_commit(lambda: mail_email_verification.delay(user_id, email))
+    after_commit(lambda: mail_email_verification.delay(user_id, email))
     return user
 
 
@@ -127,7 +128,7 @@ def password_reset_request(*, target: str) -> None:
     address; nothing otherwise, and nothing said either way. Whether it does is
     found out by the task, not here: the request does the same (queues one task)
     whatever exists, so it takes as long either way."""
-    transaction.on_commit(lambda: mail_password_reset_for.delay(target))
+    after_commit(lambda: mail_password_reset_for.delay(target))
 
 
 def _check_password(password: str, user: User) -> None:

@@ -7,40 +7,19 @@ in two copies: the player's, and a spectator's without ``targets`` and
 ``finish`` — made from the same object, never by reading the player's text back.
 The envelopes wrap those texts without decoding them again. What follows a
 commit — these broadcasts, the announcements, the jobs — goes through
-``after_commit``. (The ``error`` and ``pong`` every socket sends are the socket
+``kit.commits.after_commit``. (The ``error`` and ``pong`` every socket sends are the socket
 kit's: ``kit.sockets.error_frame``, ``PONG``.)
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from django.db import transaction
 
 from kit.layers import SKIP
 from kit.sockets import encode
 
-log = logging.getLogger(__name__)
-
-__all__ = ["GameText", "ack", "after_commit", "encode", "game_text", "relay", "snapshot", "state"]
-
-
-def after_commit(work: Callable[[], None]) -> None:
-    """Run ``work`` once the current transaction commits (at once outside one),
-    never for a change rolled back: the one way broadcasts, announcements, jobs
-    and the game cache follow a change. The change is committed and its answer
-    due, so a failure of ``work`` is logged, never raised into the answer."""
-
-    def run() -> None:
-        try:
-            work()
-        except Exception:
-            log.warning("after commit: %r failed", work, exc_info=True)
-
-    transaction.on_commit(run)
+__all__ = ["GameText", "ack", "encode", "game_text", "relay", "snapshot", "state"]
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
 from games.engine import Game
+from kit.commits import after_commit
 from kit.metrics import channel_send_failed
 from kit.sockets import encode
 
@@ -55,7 +56,7 @@ def publish(
     """Send ``message`` (JSON-ready, or encoded; ``watcher``: a game's spectators'
     copy) to every socket of ``group`` but ``skip`` (a channel name: the socket
     that has its answer already); never raise. Called after commit
-    (``games.events.after_commit``); in a consumer's ``outbox``, sent by it."""
+    (``kit.commits.after_commit``); in a consumer's ``outbox``, sent by it."""
     text = message if isinstance(message, str) else encode(message)
     group_event(group, events.relay(text, watcher, skip))
 
@@ -106,7 +107,7 @@ def game_published(attempt: Attempt, game: Game, *, origin: str | None = None) -
     same object). Returns the player's encoded attempt object, for the answer."""
     text = events.game_text(attempt_json(attempt, viewer=attempt.player, game=game))
     group, v = game_group(attempt.pk), attempt.seq
-    events.after_commit(
+    after_commit(
         lambda: publish(
             group, events.state(v, text.player), watcher=events.state(v, text.watcher), skip=origin
         )

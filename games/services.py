@@ -30,6 +30,7 @@ from games.engine import (
 )
 from games.engine.solver import Outcome
 from kit import logs
+from kit.commits import after_commit
 from kit.errors import Conflict, Forbidden, Invalid, Refusal, as_refusal
 
 from . import events, realtime, signals, store
@@ -285,7 +286,7 @@ def attempt_apply_action(
             )
             game_text = _announce(attempt, game, origin)
             if not attempt.finished:
-                events.after_commit(lambda: store.GAMES.put(attempt, game))
+                after_commit(lambda: store.GAMES.put(attempt, game))
     except Exception as exc:
         refused = _refused(exc, seq=seq, action=sent)
         if refused is exc:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 from games.engine import Game
+from kit.commits import after_commit
 
-from .events import after_commit
 from .models import Attempt
 
 attempt_finished = Signal()

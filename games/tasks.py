@@ -18,6 +18,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from games.engine import ALL_VARIANTS
+from kit.commits import after_commit
 
 from . import (
     afterday,
@@ -32,7 +33,6 @@ from . import (
     services,
     signals,
 )
-from .events import after_commit
 from .models import Attempt, DayResults
 
 log = logging.getLogger(__name__)

@@ -18,10 +18,10 @@ from django.utils import timezone
 from accounts.models import User
 from games.dailies import daily_deals_open, deal_get, utc_today
 from games.engine import GameCode, MalformedError, new_game, parse_variant
-from games.events import after_commit
 from games.models import Attempt, DailyDeal, Deal
 from games.practice import practice_deal_draw
 from games.services import attempt_resign
+from kit.commits import after_commit
 from kit.errors import Conflict, Forbidden, Invalid, NotFound
 
 from . import realtime

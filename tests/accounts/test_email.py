@@ -9,6 +9,7 @@ from django.conf import settings as conf
 from django.test import Client as DjangoClient
 
 from accounts.models import User
+from deploy.stack import free_port
 from tests.support.api import Client, assert_error, sign_up
 from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (the smtp fixture)
 
@@ -171,3 +172,20 @@ def test_the_admin_lists_and_filters_by_email_verified():
     assert ">kay<" in verified and ">lee<" not in verified
     unverified = staff.get(base, {"email_verified__exact": "0"}).content.decode()
     assert ">lee<" in unverified and ">kay<" not in unverified
+
+
+def test_a_mail_server_that_does_not_answer_never_fails_the_change(settings):
+    """Tasks run in process (the embedded default): the verification mail goes
+    inside the request, after the commit. A mail server that refuses the
+    connection is logged; the address is saved and answered, never a 500, and
+    the resend is answered the same way."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()  # nothing listens
+    settings.EMAIL_USE_TLS, settings.EMAIL_TIMEOUT = False, 2
+    client = sign_up("eve", PASSWORD)
+    response = client.put("/api/auth/email/", {"email": "eve@example.org"}, format="json")
+    assert response.status_code == 200, response.content
+    assert User.objects.get(username="eve").email == "eve@example.org"
+    resent = client.send("/api/auth/email/verify/resend/", {})
+    assert resent.status_code == 202, resent.content
