@@ -31,6 +31,8 @@ urlpatterns = [
     path("account/reset/", views.password_reset, name="password-reset"),
     path("account/verify/", views.email_verify, name="email-verify"),
     path("privacy/", views.privacy, name="privacy"),
+    # Race rooms (issue 29): the waiting room, the race and its end on one link.
+    path("race/<str:race_id>/", views.race, name="race"),
 ]
 
 files = [
