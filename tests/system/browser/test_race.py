@@ -1,0 +1,213 @@
+"""Race rooms in real browsers (issue 29, deliverable 1): two players race to a
+finish — the host opens a room from the lobby, the other joins by its link, the
+host starts, both see the countdown and each other's progress move, one wins,
+both see the standings; a spectator follows a racer and gets every replay after
+the end, and sees no card and no code of the race before it; the room and the
+racer's board on a 360 px phone; the room's controls by keyboard.
+
+The moves are posted from each racer's page's own session over the API, as the
+finish tests do (``post_actions``): the pages follow them over their websockets.
+The race API is the race helper's (``races/``): without it these tests skip.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from typing import Any
+
+import pytest
+
+from tests.support.browser import WIN_CODE, api, post_actions, screenshot, sign_up
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("races") is None, reason="no race API (races/) in this checkout"
+)
+
+# A card as the engine writes it (7H, TD, 10S…).
+CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")
+ROOM = re.compile(r"/race/([A-Za-z0-9]+)/$")
+
+
+def open_room(page: Any, code: str = WIN_CODE) -> str:
+    """The host opens a room on deal ``code`` from the lobby's Race window; its id."""
+    page.goto("/")
+    page.click("#race-new")
+    page.fill("#race-code", code)
+    page.click("#race-create")
+    page.wait_for_url(ROOM)
+    page.wait_for_selector("#race[data-status=open]")
+    match = ROOM.search(page.url)
+    assert match
+    return match.group(1)
+
+
+def join(page: Any, race: str) -> None:
+    page.goto(f"/race/{race}/")
+    page.wait_for_selector("#race[data-status=open]")
+    page.click("#race-join")
+    page.wait_for_selector("#race-join", state="hidden")
+
+
+def wait_racer(page: Any, player: str, **attrs: object) -> None:
+    """Until ``player``'s row (room) or chip (a racer's strip) has ``attrs``."""
+    where = "".join(f'[data-{k}="{v}"]' for k, v in attrs.items())
+    page.wait_for_selector(f'li[data-player="{player}"]{where}', timeout=20_000)
+
+
+def on_board(page: Any) -> int:
+    """A racer's page once the race started: the play page for their attempt."""
+    page.wait_for_selector("#race-strip #race-chips li", timeout=20_000)
+    page.wait_for_selector("#board .pile[data-pile=t1] .card")
+    return int(page.get_attribute("#play", "data-attempt"))
+
+
+def wait_started(page: Any) -> None:
+    """The countdown was shown, and its time has come (input is open)."""
+    page.wait_for_selector("#race-countdown[data-starts-at]", state="attached")
+    page.wait_for_function(
+        "() => Date.now() >= Date.parse(document.querySelector('#race-countdown')"
+        ".dataset.startsAt)",
+        timeout=30_000,
+    )
+
+
+def start_race(host: Any, racers: list[Any]) -> list[int]:
+    host.click("#race-start")
+    attempts = [on_board(page) for page in racers]
+    for page in racers:
+        wait_started(page)
+    return attempts
+
+
+def frames_of(page: Any) -> list[str]:
+    """Every websocket frame ``page`` receives, as text, from now on."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    return frames
+
+
+def test_two_browsers_race_to_a_finish(new_page):
+    from tests.support.search import find_win
+
+    line = [a.to_json() for a in find_win(WIN_CODE) or []]
+    assert line
+    host, guest = new_page(), new_page()
+    host_name, guest_name = sign_up(host), sign_up(guest)
+    race = open_room(host)
+    assert host.input_value("#race-url").endswith(f"/race/{race}/")
+    assert host.locator("#race-start").is_disabled()  # one racer: not yet
+
+    join(guest, race)
+    wait_racer(host, guest_name, status="waiting")  # the host sees the newcomer live
+    assert host.locator("#race-start").is_enabled()
+    screenshot(host, "race-room-host")
+    assert guest.locator("#race-start").is_hidden()  # only the host starts
+
+    host_attempt, guest_attempt = start_race(host, [host, guest])
+    assert host_attempt != guest_attempt
+    screenshot(guest, "race-board-guest")
+
+    # The guest plays five moves: the host's strip shows them, as progress only.
+    post_actions(guest, guest_attempt, 0, line[:5])
+    wait_racer(host, guest_name, moves=5)
+    assert (
+        host.locator(f'#race-chips li[data-player="{guest_name}"]').get_attribute("data-status")
+        == "racing"
+    )
+
+    # The host wins: the guest sees it, place 1, while still racing.
+    post_actions(host, host_attempt, 0, line)
+    wait_racer(guest, host_name, status="won")
+    wait_racer(guest, host_name, place=1)
+    screenshot(guest, "race-board-rival-won")
+
+    # The guest resigns: the race is over, both see the standings.
+    guest.on("dialog", lambda d: d.accept())
+    guest.click("#resign")
+    for page in (host, guest):
+        page.wait_for_selector("#race-end", state="visible", timeout=20_000)
+        page.wait_for_selector(f'#race-standings li[data-player="{host_name}"][data-place="1"]')
+        page.wait_for_selector(f'#race-standings li[data-player="{guest_name}"][data-place="2"]')
+    screenshot(host, "race-standings-host")
+    assert host.locator("#race-rematch").is_visible()  # the host may call a rematch
+    assert guest.locator("#race-rematch").is_hidden()
+
+
+def test_a_spectator_follows_a_racer_and_sees_no_card_until_the_replays(new_page):
+    from tests.support.search import find_win
+
+    line = [a.to_json() for a in find_win(WIN_CODE) or []]
+    host, racer, spectator = new_page(), new_page(), new_page()
+    sign_up(host)
+    racer_name = sign_up(racer)
+    sign_up(spectator)
+    race = open_room(host)
+    join(racer, race)
+    frames = frames_of(spectator)
+    spectator.goto(f"/race/{race}/")
+    spectator.wait_for_selector("#race[data-status=open]")
+    assert spectator.locator("#race-join").is_visible()
+    host_attempt, racer_attempt = start_race(host, [host, racer])
+
+    spectator.wait_for_selector("#race[data-status=running]")
+    spectator.click(f'[data-follow="{racer_name}"]')
+    spectator.wait_for_selector("#race-follow .foundation-bars li")
+    post_actions(racer, racer_attempt, 0, line[:4])
+    wait_racer(spectator, racer_name, moves=4)
+    spectator.wait_for_selector(
+        f'[data-follow="{racer_name}"][aria-pressed=true]'
+    )  # still followed after the redraws
+    screenshot(spectator, "race-spectator-following")
+    # Progress only: no card in the page nor in any frame while the race runs.
+    seen = spectator.content() + "".join(frames)
+    assert not CARD.search(seen), CARD.search(seen)
+    assert WIN_CODE not in seen
+
+    for page, attempt in ((host, host_attempt), (racer, racer_attempt)):
+        api(page, "POST", f"/api/games/{attempt}/resign/", {})
+    spectator.wait_for_selector("#race[data-status=finished]", timeout=20_000)
+    spectator.wait_for_selector("#racers.standings li[data-place]")
+    replays = spectator.eval_on_selector_all("#racers .race-replay", "els => els.map(e => e.href)")
+    assert sorted(replays) == sorted(
+        f"{spectator.url.split('/race/')[0]}/replay/{a}/" for a in (host_attempt, racer_attempt)
+    )
+    screenshot(spectator, "race-spectator-standings")
+
+
+def test_the_room_and_the_racers_board_on_a_phone_and_by_keyboard(new_page):
+    host, other = new_page(width=360, height=640), new_page(width=360, height=640)
+    sign_up(host)
+    other_name = sign_up(other)
+    race = open_room(host)
+    join(other, race)
+    wait_racer(host, other_name)
+    screenshot(host, "race-room-360x640")
+    assert host.evaluate("() => document.documentElement.scrollWidth <= 360")
+
+    # Keyboard: every control of the host's room is a Tab stop.
+    host.focus("#race-url")
+    reached = set()
+    for _ in range(12):
+        host.keyboard.press("Tab")
+        reached.add(host.evaluate("() => document.activeElement.id"))
+    assert {
+        "race-copy",
+        "race-start",
+        "race-leave",
+        "race-invite-name",
+        "race-invite-send",
+    } <= reached
+    host.focus("#race-start")
+    host.keyboard.press("Enter")  # started by keyboard
+
+    for page in (host, other):
+        on_board(page)
+        wait_started(page)
+    screenshot(host, "race-board-360x640")
+    strip = host.locator("#race-strip").bounding_box()
+    board = host.locator("#board-wrap").bounding_box()
+    assert strip and board
+    assert strip["y"] + strip["height"] <= board["y"] + 1, (strip, board)  # never over the board
+    assert strip["x"] >= 0 and strip["x"] + strip["width"] <= 360
+    assert host.evaluate("() => document.documentElement.scrollWidth <= 360")
