@@ -134,7 +134,8 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
   const p = racer.progress || {};
   const name = escapeHtml(racer.player);
   const place = racer.place ? `<span class="racer-place" data-place="${racer.place}">${escapeHtml(fmt(gettext("#%(n)s"), { n: racer.place }))}</span>` : "";
-  const bar = `<span class="racer-bar" role="meter" aria-valuemin="0" aria-valuemax="${DECK}" aria-valuenow="${home}" aria-label="${escapeHtml(gettext("Cards home"))}"><span style="width:${(100 * home) / DECK}%"></span></span>`;
+  // A <progress>: no style attribute (the Content-Security-Policy allows none).
+  const bar = `<progress class="racer-bar" max="${DECK}" value="${home}" aria-label="${escapeHtml(gettext("Cards home"))}">${home}</progress>`;
   const cls = `racer${racer.player === me ? " me" : ""}${racer.player === following ? " followed" : ""}`;
   const attrs = `class="${cls}" data-player="${name}" data-status="${escapeHtml(racer.status)}" data-home="${home}" data-moves="${p.moves ?? 0}" data-uncovered="${p.uncovered ?? 0}"`;
   const label = escapeHtml(`${racer.player}: ${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
@@ -150,7 +151,10 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
 export function followedHtml(race, racer) {
   const p = racer.progress || {};
   const piles = (p.home || [])
-    .map((n, i) => `<li><span class="racer-bar tall" role="meter" aria-valuemin="0" aria-valuemax="13" aria-valuenow="${n}" aria-label="${escapeHtml(fmt(gettext("Foundation %(n)s"), { n: i + 1 }))}"><span style="height:${(100 * n) / 13}%"></span></span><span>${n}</span></li>`)
+    .map((n, i) => {
+      const label = escapeHtml(fmt(gettext("Foundation %(n)s"), { n: i + 1 }));
+      return `<li><span aria-hidden="true">${i + 1}</span><progress class="racer-bar" max="13" value="${n}" aria-label="${label}">${n}</progress><span>${n}</span></li>`;
+    })
     .join("");
   return `<h2 id="race-follow-title">${escapeHtml(fmt(gettext("Following %(player)s"), { player: racer.player }))}</h2>
     <p class="racer-figures">${escapeHtml(racerStatusLabel(racer.status))} · ${escapeHtml(progressWords(race, racer))}</p>

@@ -49,7 +49,7 @@ function showError(text) {
 function showMissing() {
   root.dataset.status = "missing";
   $("race-state").textContent = gettext("There is no such race.");
-  for (const el of [$("race-share"), $("race-actions"), $("race-invite")]) el.hidden = true;
+  for (const el of [$("race-share"), $("race-actions"), $("race-invite"), $("racers-title"), $("connection")]) el.hidden = true;
 }
 
 // --- drawing the race ----------------------------------------------------------------
