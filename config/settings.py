@@ -41,6 +41,8 @@
 | ``ADDRESS_RETENTION_DAYS`` | days an attempt keeps its client address and device id | 90 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
+| ``RACE_RATE`` | race rooms opened, joined, invited to, rematches, per player | ``30/min`` |
+| ``RACE_MINUTES`` | a race ends this long after its start; those still racing resign | 30 |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
 | ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames a socket may send a second; at once | 30, 600 |
 | ``WS_MAX_PER_PLAYER``, ``WS_MAX_PER_ADDRESS`` | sockets open, all daphnes (0: none) | 16, 300 |
@@ -201,6 +203,7 @@ INSTALLED_APPS = [
     "csp",
     "accounts",
     "games",
+    "races",
     "leaderboard",
     "frontend",
 ]
@@ -433,6 +436,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.purge_idle_guests",
         "schedule": crontab(minute=7),
     },
+    # Race rooms past RACE_MINUTES end, those still racing resigned (races/services.py).
+    "end-due-races": {
+        "task": "races.tasks.end_due_races",
+        "schedule": crontab(minute="*"),
+    },
     # Client addresses and device ids of attempts older than ADDRESS_RETENTION_DAYS, and
     # the address their reviews quoted (games/privacy.py); hourly, a batch a run.
     "purge-old-addresses": {
@@ -566,6 +574,8 @@ REST_FRAMEWORK = {
         # Per player, over HTTP and the websocket alike (kit.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),
+        # Race rooms opened, joined, invited to, rematches asked for, per player (issue 29).
+        "races": env.get("RACE_RATE", "30/min"),
         # Per address: the Content-Security-Policy reports a browser sends.
         "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
     },
@@ -580,6 +590,8 @@ PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
 # 4429; the burst is ACTION_RATE's minute, so fast play meets its 429 first);
 # sockets open at once per player and per address, counted in Redis
 # across every daphne (over a cap: refused, 4429).
+# Race rooms (issue 29): a race ends RACE_MINUTES after its start.
+RACE_MINUTES = int(env.get("RACE_MINUTES", "30"))
 WS_FRAME_RATE = float(env.get("WS_FRAME_RATE", "30"))
 WS_FRAME_BURST = int(env.get("WS_FRAME_BURST", "600"))
 WS_MAX_PER_PLAYER = int(env.get("WS_MAX_PER_PLAYER", "16"))

@@ -26,6 +26,7 @@ urlpatterns = [
     path("csp-report/", csp_report, name="csp-report"),
     path("api/", include("accounts.urls")),
     path("api/", include("games.urls")),
+    path("api/", include("races.urls")),
     path("api/", include("leaderboard.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The admin at ADMIN_PATH; its sign-in form shares the API login's throttles.

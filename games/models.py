@@ -127,6 +127,10 @@ class Attempt(models.Model):
         blank=True,
         help_text="a New deal: true = drawn proven winnable, false = any deal; empty otherwise",
     )
+    sealed = models.BooleanField(
+        default=False,
+        help_text="only its player may see its moves (a race running: races/services.py)",
+    )
     # Fair-play review (games/fairplay.py): staff's decision, and the address the
     # ranked attempt was started from (several accounts from one address).
     disqualified = models.BooleanField(default=False, help_text="staff took it off the board")

@@ -57,7 +57,13 @@ def publish(
     that has its answer already); never raise. Called after commit
     (``games.events.after_commit``); in a consumer's ``outbox``, sent by it."""
     text = message if isinstance(message, str) else encode(message)
-    event = events.relay(text, watcher, skip)
+    group_event(group, events.relay(text, watcher, skip))
+
+
+def group_event(group: str, event: dict[str, Any]) -> None:
+    """Send the channel-layer ``event`` to ``group`` as ``publish`` does (from a
+    consumer's ``outbox`` when in one), never raising: for a group whose sockets
+    each make their own frame of it (``races/consumers.py``)."""
     waiting = OUTBOX.get()
     if waiting is not None:
         waiting.append((group, event))

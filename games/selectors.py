@@ -158,6 +158,12 @@ SPOILER = (
 )
 
 
+SEALED = (
+    "This game is in a race that is still running: its replay and live view open to"
+    " everyone when the race ends."
+)
+
+
 def attempt_for_viewer(*, attempt_id: int, viewer: Viewer, player_too: bool = False) -> Attempt:
     """An attempt whose moves ``viewer`` may see (``may_see_moves``); with
     ``player_too`` its player is always let in — to play it, not to replay it."""
@@ -166,8 +172,12 @@ def attempt_for_viewer(*, attempt_id: int, viewer: Viewer, player_too: bool = Fa
     )
     if attempt is None:
         raise no_game(attempt_id)
-    if player_too and viewer.is_authenticated and viewer.pk == attempt.player_id:
+    own = viewer.is_authenticated and viewer.pk == attempt.player_id
+    if player_too and own:
         return attempt
+    if attempt.sealed and not own:
+        # A race running (races/services.py): its games are their players' alone.
+        raise Forbidden("sealed", SEALED)
     if not may_see_moves(attempt=attempt, viewer=viewer):
         raise Forbidden("spoiler", SPOILER)
     return attempt
@@ -452,6 +462,7 @@ def live_games(*, viewer: User) -> list[dict[str, Any]]:
         )
         .exclude(player_id=viewer.pk)
         .exclude(player__is_guest=True)  # guests are on no list (issue 24)
+        .exclude(sealed=True)  # a race's games, while it runs (races/services.py)
         .exclude(ranked=True, daily__date__lt=utc_today())  # abandoned: its day is over
         .select_related("player", "deal", "daily")
         .order_by("-updated_at")

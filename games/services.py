@@ -170,6 +170,8 @@ def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
     proof for the jobs that check and prove them (``games/signals.py``).
     Returns the player's encoded attempt object, for the answer."""
     text = realtime.game_published(attempt, game, origin=origin)
+    if attempt.sealed:  # in a race (races/): its progress, computed from this game
+        signals.announce_sealed_on_commit(attempt, game)
     if attempt.finished:
         if attempt.ranked:
             signals.announce_result_on_commit(attempt)
@@ -265,6 +267,9 @@ def attempt_apply_action(
                 if attempt.ranked and attempt.daily and attempt.daily.date < utc_today():
                     # The ranked game belongs to its UTC day; the housekeeping job closes it.
                     raise Conflict("day_over", f"The daily deal of {attempt.daily.date} is over.")
+                if attempt.sealed and attempt.started_at > timezone.now():
+                    # A race's countdown (races/): every racer's clock starts at once.
+                    raise Conflict("not_started", "The race has not started yet.")
                 resolved = game.resolve(parsed)
             except BaseException:
                 store.GAMES.put(attempt, game)  # unchanged: nothing was applied

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
+from games.engine import Game
+
 from .events import after_commit
 from .models import Attempt
 
@@ -35,6 +37,14 @@ or staff decided on it (``games/fairplay.py``); the day's leaderboard tells its
 subscribers (``leaderboard/realtime.py``)."""
 
 
+sealed_attempt_changed = Signal()
+"""After commit: a sealed attempt (a race's, while it runs) took an action, was
+resigned or closed. Sent with ``attempt`` and ``game``, the engine game after
+it, already in memory, so the race rooms (``races/progress.py``) compute the
+racer's progress with no query of the game; never sent for any other attempt,
+so a game not in a race pays nothing for it (docs/benchmarks.md)."""
+
+
 def announce(signal: Signal, attempt: Attempt) -> None:
     """Send ``signal`` about ``attempt`` now."""
     signal.send(sender=Attempt, attempt=attempt)
@@ -44,3 +54,8 @@ def announce_result_on_commit(attempt: Attempt) -> None:
     """Send ``result_changed`` once the current transaction commits (never for a
     change rolled back)."""
     after_commit(lambda: announce(result_changed, attempt))
+
+
+def announce_sealed_on_commit(attempt: Attempt, game: Game) -> None:
+    """Send ``sealed_attempt_changed`` once the current transaction commits."""
+    after_commit(lambda: sealed_attempt_changed.send(sender=Attempt, attempt=attempt, game=game))

@@ -42,6 +42,7 @@ _LOCK_COLUMNS = (
     "verified",
     "lost_seq",
     "proven",
+    "sealed",
 )
 # In the model's field order: ``Attempt.from_db`` reads the values in that order.
 assert list(_LOCK_COLUMNS) == [

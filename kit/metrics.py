@@ -34,8 +34,8 @@ disable_created_metrics()  # no ``*_created`` series: they double the output, no
 if settings.METRICS_DIR:  # prometheus-client writes there from the first metric on
     Path(settings.METRICS_DIR).mkdir(parents=True, exist_ok=True)
 
-SOCKET_KINDS = ("game", "watch", "leaderboard")
-"""A game socket of its player, of a spectator; a day's leaderboard."""
+SOCKET_KINDS = ("game", "watch", "leaderboard", "race")
+"""A game socket of its player, of a spectator; a day's leaderboard; a race room's."""
 
 WEBSOCKETS_OPEN = Gauge(
     "patience_websockets_open",

@@ -31,6 +31,7 @@ from .easy_harp import EASY_HARP, EasyHarp
 from .errors import EngineError, IllegalActionError, MalformedError
 from .history import UNDO_LIMIT, Step
 from .postmortem import PostMortem, last_winnable
+from .progress import Progress, progress
 from .registry import (
     ALL_VARIANTS,
     GAMES,
@@ -79,6 +80,7 @@ __all__ = [
     "Plural",
     "PostMortem",
     "Prediction",
+    "Progress",
     "Seahaven",
     "Sentence",
     "Step",
@@ -100,6 +102,7 @@ __all__ = [
     "parse_card",
     "parse_variant",
     "predict",
+    "progress",
     "register",
     "replay",
     "solve",

@@ -1,0 +1,1 @@
+"""Race rooms (issue 29): players race one deal, started at one server instant."""

@@ -1,0 +1,189 @@
+"""Reads of the race rooms: the race JSON (docs/api.md, "Race rooms"), a
+racer's progress and the standings. Nothing here names a card: a racer is seen
+as counts (``games.engine.progress``), and the deal's code only from the start."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import cache
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext
+
+from accounts.models import User
+from games.engine import VARIANTS, game_class, load_game, progress
+from games.models import Attempt
+from games.selectors import Viewer
+from kit.errors import NotFound
+
+from .models import Race, RaceInvite, Racer
+
+PROGRESS_KEY = "race:progress:{}"
+"""The cache's copy of a racer's latest progress, by attempt id (``races.progress``)."""
+PROGRESS_KEEP_S = 3 * 3600
+
+
+def _iso(moment: dt.datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def race_get(*, slug: str) -> Race:
+    race = Race.objects.select_related("host", "deal").filter(slug=slug).first()
+    if race is None:
+        raise NotFound("not_found", f"No race {slug[:16]!r}.")
+    return race
+
+
+def racer_progress(attempt: Attempt, now: dt.datetime | None = None) -> dict[str, Any]:
+    """``attempt``'s progress from its stored game, with its clock."""
+    return {
+        **progress(load_game(attempt.state)),
+        "elapsed_ms": attempt.elapsed_ms
+        if attempt.elapsed_ms is not None
+        else attempt.ms_since_start(now or timezone.now()),
+    }
+
+
+def _home_total(racer: Racer) -> int:
+    return sum((racer.progress or {}).get("home", []))
+
+
+def standing_key(racer: Racer) -> tuple[int, ...]:
+    """Winners by time; then the others by cards home (more first), then time; a
+    racer who left before moving last (issue 29)."""
+    elapsed = racer.elapsed_ms if racer.elapsed_ms is not None else 2**62
+    if racer.status == Racer.Status.WON:
+        return (0, elapsed)
+    if racer.status == Racer.Status.LEFT and not (racer.progress or {}).get("moves"):
+        return (2,)
+    return (1, -_home_total(racer), elapsed)
+
+
+def standings(racers: list[Racer]) -> dict[int, int]:
+    """Each racer's place (by racer pk), from 1; equal keys share a place (1, 1, 3)."""
+    ordered = sorted(racers, key=standing_key)
+    places: dict[int, int] = {}
+    for index, racer in enumerate(ordered):
+        if index and standing_key(ordered[index - 1]) == standing_key(racer):
+            places[racer.pk] = places[ordered[index - 1].pk]
+        else:
+            places[racer.pk] = index + 1
+    return places
+
+
+@dataclass(frozen=True)
+class RaceView:
+    """The race JSON as anyone sees it (without ``you``), and what each viewer's
+    own ``you`` is made of."""
+
+    race: dict[str, Any]
+    host_id: int
+    attempts: dict[int, int | None]
+    """Racer's player id → their attempt id (None before the start)."""
+
+    def you(self, viewer_id: int | None) -> dict[str, Any]:
+        racer = viewer_id is not None and viewer_id in self.attempts
+        return {
+            "racer": racer,
+            "host": viewer_id is not None and viewer_id == self.host_id,
+            "attempt": self.attempts.get(viewer_id) if racer and viewer_id is not None else None,
+        }
+
+    def json_for(self, viewer_id: int | None) -> dict[str, Any]:
+        return {**self.race, "you": self.you(viewer_id)}
+
+
+def _zero(race: Race) -> dict[str, Any]:
+    spots = len(game_class(race.deal.code).foundation_suits)
+    return {"home": [0] * spots, "uncovered": 0, "moves": 0, "elapsed_ms": 0}
+
+
+def race_view(race: Race) -> RaceView:
+    """The race JSON of ``race`` (docs/api.md, "Race rooms"). While it runs, each
+    racer's progress is the latest the server computed from their checked
+    actions (kept by ``races.progress``; read from the stored game when not kept)."""
+    racers = list(Racer.objects.filter(race=race).select_related("player"))
+    now = timezone.now()
+    running = race.status == Race.Status.RUNNING
+    kept: dict[str, Any] = {}
+    live = [r.attempt_id for r in racers if r.status == Racer.Status.RACING and r.attempt_id]
+    if running and live:
+        try:
+            kept = cache.get_many([PROGRESS_KEY.format(a) for a in live])
+        except Exception:  # read from the games instead
+            kept = {}
+    missing = [a for a in live if PROGRESS_KEY.format(a) not in kept]
+    stored = {a.pk: a for a in Attempt.objects.filter(pk__in=missing)} if missing else {}
+    zero = _zero(race)
+    entries = []
+    for racer in racers:
+        if racer.status == Racer.Status.RACING and racer.attempt_id:
+            found = kept.get(PROGRESS_KEY.format(racer.attempt_id))
+            if found is None and racer.attempt_id in stored:
+                found = racer_progress(stored[racer.attempt_id], now)
+            shown = dict(found or zero)
+            if race.starts_at is not None:  # the clock runs for everyone still racing
+                shown["elapsed_ms"] = max(0, int((now - race.starts_at).total_seconds() * 1000))
+        else:
+            shown = racer.progress or zero
+        entries.append(
+            {
+                "player": racer.player.get_username(),
+                "status": racer.status,
+                "place": racer.place,
+                "progress": shown,
+                "joined_at": _iso(racer.joined_at),
+                "finished_at": _iso(racer.finished_at),
+                # Every racer's replay, once the race is over (issue 29).
+                "attempt": racer.attempt_id if race.status == Race.Status.FINISHED else None,
+            }
+        )
+    if race.status == Race.Status.FINISHED:
+        entries.sort(key=lambda e: (e["place"] is None, e["place"] or 0))
+    body = {
+        "id": race.slug,
+        "url": f"/race/{race.slug}/",  # the room's page (frontend), its link to share
+        "host": race.host.get_username(),
+        "variant": race.variant,
+        "variant_name": gettext(VARIANTS[race.variant][1].name),
+        "status": race.status,
+        "capacity": race.capacity,
+        "created_at": _iso(race.created_at),
+        "starts_at": _iso(race.starts_at),
+        "ends_at": _iso(race.ends_at),
+        # Named only once the race has started (for everyone: the racers have it).
+        "code": race.deal.code if race.status != Race.Status.OPEN else None,
+        "daily": race.daily.date.isoformat() if race.daily_id and race.daily else None,
+        "racers": entries,
+        "rematch": race.rematch.slug if race.rematch_id and race.rematch else None,
+        "version": race.version,
+    }
+    return RaceView(body, race.host_id, {r.player_id: r.attempt_id for r in racers})
+
+
+def race_json(race: Race, *, viewer: Viewer) -> dict[str, Any]:
+    return race_view(race).json_for(viewer.pk if viewer.is_authenticated else None)
+
+
+def races_for(*, player: User, invited: bool) -> list[dict[str, Any]]:
+    """With ``invited``: the open rooms ``player`` is invited to and has not
+    joined; else the rooms they host or race in, open or running, newest first."""
+    if invited:
+        slugs = (
+            RaceInvite.objects.filter(player=player, race__status=Race.Status.OPEN)
+            .exclude(race__racers__player=player)
+            .order_by("-created_at")
+            .values_list("race__slug", flat=True)[:50]
+        )
+    else:
+        slugs = (
+            Race.objects.filter(Q(host=player) | Q(racers__player=player))
+            .exclude(status=Race.Status.FINISHED)
+            .distinct()
+            .order_by("-created_at")
+            .values_list("slug", flat=True)[:50]
+        )
+    return [race_json(race_get(slug=slug), viewer=player) for slug in slugs]

@@ -1,0 +1,305 @@
+"""``/api/races/…`` (docs/api.md, "Race rooms"): a whole race over HTTP, the
+sealed games, the standings, the end, the rematch, and every refusal."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from games.dailies import daily_deal_get, utc_today
+from games.engine import Move, Stock
+from games.models import Attempt
+from races import services
+from races.models import Race, Racer
+from races.services import races_end_due
+from races.signals import race_finished
+from tests.support.api import act, assert_error
+from tests.support.search import find_win
+
+WIN_CODE = "SH1-C4-AAAAAAE"  # tests/support/search.py wins it at once
+FIRST = {"type": "move", "from": "t4", "to": "f3", "count": 1}  # A♦ home: legal at the start
+
+
+@functools.cache
+def win_line() -> tuple[Move | Stock, ...]:
+    line = find_win(WIN_CODE)
+    assert line is not None
+    return tuple(line)
+
+
+@pytest.fixture
+def no_countdown(monkeypatch):
+    """The racers' clocks start at the host's start (the countdown is tested alone)."""
+    monkeypatch.setattr(services, "COUNTDOWN", dt.timedelta(0))
+
+
+@pytest.fixture
+def finished():
+    """Every ``race_finished`` sent, as (race_id, standings, variant)."""
+    sent: list[tuple[int, list[tuple[int, int]], str]] = []
+
+    def listen(sender: Any, *, race_id: int, standings: Any, variant: str, **kwargs: Any) -> None:
+        sent.append((race_id, standings, variant))
+
+    race_finished.connect(listen, dispatch_uid="tests.races.finished")
+    yield sent
+    race_finished.disconnect(dispatch_uid="tests.races.finished")
+
+
+def create(client: Any, body: dict[str, Any], status: int = 201) -> dict[str, Any]:
+    response = client.send("/api/races/", body)
+    assert response.status_code == status, response.content
+    return response.json()
+
+
+def post(client: Any, race: str, door: str, body: Any = None, status: int = 200) -> Any:
+    response = client.send(f"/api/races/{race}/{door}/", body)
+    assert response.status_code == status, (door, response.content)
+    return response.json()
+
+
+def get(client: Any, race: str) -> dict[str, Any]:
+    response = client.get(f"/api/races/{race}/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def by_player(race: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["player"]: r for r in race["racers"]}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whole_race_of_three(make_player, anon, no_countdown, finished):
+    host, rival, leaver = make_player(), make_player(), make_player()
+    race = create(host, {"code": WIN_CODE, "capacity": 3})
+    slug = race["id"]
+    assert len(slug) == 10 and race["url"] == f"/race/{slug}/"
+    assert race["status"] == "open" and race["code"] is None  # never before the start
+    assert race["you"] == {"racer": True, "host": True, "attempt": None}
+    assert race["variant"] == "SH1-C4" and race["variant_name"]
+    post(host, slug, "invite", {"username": rival.username})
+    invited = rival.get("/api/races/?invited=1").json()
+    assert [r["id"] for r in invited] == [slug]
+    joined = post(rival, slug, "join")
+    assert joined["you"] == {"racer": True, "host": False, "attempt": None}
+    assert rival.get("/api/races/?invited=1").json() == []  # joined: no longer waiting
+    post(leaver, slug, "join")
+    assert [r["status"] for r in get(anon, slug)["racers"]] == ["waiting"] * 3
+
+    started = post(host, slug, "start")
+    assert started["status"] == "running" and started["code"] == WIN_CODE
+    ids = {}
+    for client in (host, rival, leaver):
+        you = get(client, slug)["you"]
+        assert you["racer"] and you["attempt"]
+        ids[client.username] = you["attempt"]
+    attempts = Attempt.objects.filter(pk__in=ids.values())
+    assert {a.started_at for a in attempts} == {
+        timezone.datetime.fromisoformat(started["starts_at"].replace("Z", "+00:00"))
+    }  # one server instant for everyone
+    assert all(a.sealed and not a.ranked for a in attempts)
+    assert get(anon, slug)["you"] == {"racer": False, "host": False, "attempt": None}
+    assert all(r["attempt"] is None for r in get(host, slug)["racers"])  # not while it runs
+
+    # A rival's game stays theirs: not readable, not replayable, not listed live.
+    assert_error(host.get(f"/api/games/{ids[rival.username]}/"), 403, "not_yours")
+    assert_error(host.get(f"/api/games/{ids[rival.username]}/replay/"), 403, "sealed")
+    assert ids[rival.username] not in [g["id"] for g in host.get("/api/live/").json()]
+    # … and nobody moves it but its player: refused, progress unchanged.
+    assert_error(act(host, ids[rival.username], 0, FIRST), 403, "not_yours")
+    assert by_player(get(host, slug))[rival.username]["progress"]["moves"] == 0
+
+    response = act(rival, ids[rival.username], 0, FIRST)
+    assert response.status_code == 200, response.content
+    shown = by_player(get(host, slug))[rival.username]["progress"]
+    assert shown["home"] == [0, 0, 1, 0] and shown["moves"] == 1 and shown["uncovered"] == 0
+
+    post(leaver, slug, "leave")  # before moving: marked, kept, last
+    assert by_player(get(host, slug))[leaver.username]["status"] == "left"
+    for seq, move in enumerate(win_line()):
+        response = act(host, ids[host.username], seq, move.to_json())
+        assert response.status_code == 200, response.content
+    assert response.json()["won"] is True
+    after_win = get(anon, slug)
+    assert after_win["status"] == "running"
+    assert by_player(after_win)[host.username]["status"] == "won"
+    assert_error(host.get(f"/api/games/{ids[rival.username]}/replay/"), 403, "sealed")
+
+    resigned = rival.send(f"/api/games/{ids[rival.username]}/resign/")
+    assert resigned.status_code == 200, resigned.content
+    over = get(anon, slug)
+    assert over["status"] == "finished"
+    places = [(r["player"], r["place"], r["status"]) for r in over["racers"]]
+    assert places == [
+        (host.username, 1, "won"),
+        (rival.username, 2, "resigned"),
+        (leaver.username, 3, "left"),
+    ]
+    assert {r["player"]: r["attempt"] for r in over["racers"]} == ids
+    # Every racer's replay opens to anyone once the race is over.
+    for attempt_id in ids.values():
+        assert anon.get(f"/api/games/{attempt_id}/replay/").status_code in (401, 403)
+        assert leaver.get(f"/api/games/{attempt_id}/replay/").status_code == 200
+    assert not Attempt.objects.filter(pk__in=ids.values(), sealed=True).exists()
+    users = {
+        c.username: Racer.objects.get(race__slug=slug, player__username=c.username).player_id
+        for c in (host, rival, leaver)
+    }
+    assert finished == [
+        (
+            Race.objects.get(slug=slug).pk,
+            [(users[host.username], 1), (users[rival.username], 2), (users[leaver.username], 3)],
+            "SH1-C4",
+        )
+    ]
+
+    # The rematch: a new room, same host and variant, a new deal, the racers invited.
+    assert_error(rival.send(f"/api/races/{slug}/rematch/"), 403, "not_host")
+    rematch = post(host, slug, "rematch", status=201)
+    assert rematch["id"] != slug and rematch["host"] == host.username
+    assert rematch["variant"] == "SH1-C4" and rematch["status"] == "open"
+    assert post(host, slug, "rematch", status=201)["id"] == rematch["id"]  # asked twice: one
+    assert get(anon, slug)["rematch"] == rematch["id"]
+    for client in (rival, leaver):
+        assert [r["id"] for r in client.get("/api/races/?invited=1").json()] == [rematch["id"]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_race_ends_at_its_time_and_those_racing_resign(make_player, no_countdown, finished):
+    host, rival = make_player(), make_player()
+    slug = create(host, {"code": WIN_CODE})["id"]
+    post(rival, slug, "join")
+    post(host, slug, "start")
+    mine = get(host, slug)["you"]["attempt"]
+    assert act(host, mine, 0, FIRST).status_code == 200
+    assert races_end_due() == 0  # not yet
+    race = Race.objects.get(slug=slug)
+    assert races_end_due(now=race.ends_at + dt.timedelta(seconds=1)) == 1
+    assert races_end_due(now=race.ends_at + dt.timedelta(seconds=2)) == 0  # once
+    over = get(host, slug)
+    assert over["status"] == "finished"
+    # Nobody won: more cards home first.
+    assert [(r["player"], r["place"]) for r in over["racers"]] == [
+        (host.username, 1),
+        (rival.username, 2),
+    ]
+    assert all(r["status"] == "resigned" for r in over["racers"])
+    assert Attempt.objects.get(pk=mine).status == "resigned"
+    assert len(finished) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_move_counts_before_the_countdown_ends(make_player):
+    host, rival = make_player(), make_player()
+    slug = create(host, {"code": WIN_CODE})["id"]
+    post(rival, slug, "join")
+    race = post(host, slug, "start")
+    assert race["starts_at"] > race["created_at"]
+    mine = get(host, slug)["you"]["attempt"]
+    assert_error(act(host, mine, 0, FIRST), 409, "not_started")
+
+
+@pytest.mark.django_db
+def test_refusals(make_player, anon):
+    host, other, third = make_player(), make_player(), make_player()
+    today = daily_deal_get(date=utc_today(), variant="SH1-C4")
+    # Today's daily, by date or by its code: never.
+    assert_error(
+        host.send("/api/races/", {"daily": utc_today().isoformat(), "variant": "SH1-C4"}),
+        409,
+        "day_running",
+    )
+    assert_error(host.send("/api/races/", {"code": today.deal.code}), 409, "day_running")
+    assert_error(host.send("/api/races/", {"daily": "2001-01-01", "variant": "SH1-C4"}), 404)
+    # Bad bodies: 400 naming the field.
+    for body, field in [
+        ({"code": WIN_CODE, "capacity": 1}, "capacity"),
+        ({"code": WIN_CODE, "capacity": 51}, "capacity"),
+        ({"code": WIN_CODE, "capacity": "2"}, "capacity"),
+        ({"code": WIN_CODE, "speed": 2}, "speed"),
+        ({"code": WIN_CODE, "random": "SH1-C4"}, "body"),
+        ({}, "body"),
+        ([], "body"),
+        ({"daily": "2026-12-01"}, "variant"),
+        ({"random": "SH1-C4", "variant": "SH1-C4"}, "variant"),
+        ({"code": 7}, "code"),
+    ]:
+        error = assert_error(host.send("/api/races/", body), 400)
+        assert field in str(error), (body, error)
+    assert_error(host.send("/api/races/", {"code": "SH1-C9-AAAAAAE"}), 400)
+    assert_error(host.send("/api/races/", {"random": "XX9"}), 400)
+    assert_error(host.send("/api/races/", {"daily": "2026-13-01", "variant": "SH1-C4"}), 400)
+    assert_error(anon.send("/api/races/", {"code": WIN_CODE}), (401, 403))
+
+    slug = create(host, {"code": WIN_CODE, "capacity": 2})["id"]
+    assert_error(host.send(f"/api/races/{slug}/start/"), 409, "too_few")
+    assert_error(anon.get("/api/races/nosuchrace/"), 404, "not_found")
+    assert_error(other.send("/api/races/nosuchrace/join/"), 404, "not_found")
+    post(other, slug, "join")
+    post(other, slug, "join")  # again: no error, one racer
+    assert_error(third.send(f"/api/races/{slug}/join/"), 409, "full")
+    assert_error(other.send(f"/api/races/{slug}/start/"), 403, "not_host")
+    assert_error(other.send(f"/api/races/{slug}/invite/", {"username": "x"}), 403, "not_host")
+    assert_error(host.send(f"/api/races/{slug}/invite/", {"username": "nobody-at-all"}), 404)
+    assert_error(host.send(f"/api/races/{slug}/invite/", {"name": third.username}), 400)
+    assert_error(host.send(f"/api/races/{slug}/rematch/"), 409, "not_finished")
+    assert_error(third.send(f"/api/races/{slug}/leave/"), 409, "not_racing")
+    post(host, slug, "start")
+    assert_error(host.send(f"/api/races/{slug}/start/"), 409, "not_open")
+    assert_error(third.send(f"/api/races/{slug}/join/"), 409, "closed_room")
+    assert_error(host.send(f"/api/races/{slug}/invite/", {"username": third.username}), 409)
+    assert_error(anon.get("/api/races/?invited=2"), (400, 401, 403))
+
+
+@pytest.mark.django_db
+def test_a_past_daily_and_a_random_deal(make_player):
+    host = make_player()
+    yesterday = utc_today() - dt.timedelta(days=1)
+    past = daily_deal_get(date=yesterday, variant="SH1-C2")
+    race = create(host, {"daily": yesterday.isoformat(), "variant": "SH1-C2"})
+    assert race["daily"] == yesterday.isoformat() and race["code"] is None
+    assert Race.objects.get(slug=race["id"]).deal == past.deal
+    drawn = create(host, {"random": "EH1-N", "capacity": 2})
+    assert drawn["variant"] == "EH1-N" and drawn["code"] is None
+    assert len(by_player(drawn)[host.username]["progress"]["home"]) == 8
+
+
+@pytest.mark.django_db
+def test_a_host_who_leaves_an_open_room_hands_it_on(make_player, anon):
+    host, other = make_player(), make_player()
+    slug = create(host, {"code": WIN_CODE})["id"]
+    post(other, slug, "join")
+    post(host, slug, "leave")
+    race = get(anon, slug)
+    assert race["host"] == other.username and [r["player"] for r in race["racers"]] == [
+        other.username
+    ]
+    post(other, slug, "leave")
+    assert get(anon, slug)["status"] == "finished"
+
+
+def test_standings_share_equal_places():
+    def racer(pk: int, status: str, elapsed: int | None, home: int, moves: int = 5) -> Racer:
+        return Racer(
+            pk=pk,
+            status=status,
+            elapsed_ms=elapsed,
+            progress={"home": [home], "uncovered": 0, "moves": moves},
+        )
+
+    from races.selectors import standings
+
+    racers = [
+        racer(1, "resigned", 9000, 10),
+        racer(2, "won", 5000, 52),
+        racer(3, "won", 5000, 52),
+        racer(4, "resigned", 9000, 10),
+        racer(5, "left", 100, 0, moves=0),
+        racer(6, "left", 8000, 12),
+        racer(7, "won", 7000, 52),
+    ]
+    assert standings(racers) == {2: 1, 3: 1, 7: 3, 6: 4, 1: 5, 4: 5, 5: 7}
