@@ -5,8 +5,9 @@
 // - `race` frames (on connect and on every change of the room) replace the race
 //   when their `v` is not older than the one shown: the snapshot on (re)connect
 //   redraws everything.
-// - `progress` frames (coalesced by the server) update the racers they name, when
-//   their `v` is not older than the last progress applied.
+// - `progress` frames (coalesced by the server) update the racers they name: the
+//   figures unless an action later (`seq`) was shown, the status only from a frame
+//   not older than the race shown (`v`: a trailing frame must not undo a win).
 // - `start`: the race starts at `starts_at`; `attempt` (only in your own copy) is
 //   your game.
 
@@ -26,7 +27,7 @@ export class RaceFeed {
     this.id = id;
     this.race = null;
     this.v = -1;
-    this.progressV = -1;
+    this.seqs = new Map(); // player → the action (`seq`) of the last progress applied
     this.socket = new Socket(`/ws/races/${encodeURIComponent(id)}/`, {
       onMessage: (msg) => this.message(msg),
       onStatus: (s) => this.on.onStatus(s),
@@ -62,14 +63,18 @@ export class RaceFeed {
 
   progress(msg) {
     if (!this.race || !Array.isArray(msg.racers)) return;
-    const v = msg.v ?? 0;
-    if (v < this.progressV) return;
-    this.progressV = v;
+    // A frame made before the room's last change (its `v` older) still brings the
+    // racer's figures, but not a status: the race frame's is newer (a win).
+    const fresh = (msg.v ?? 0) >= this.v;
     for (const update of msg.racers) {
       const racer = this.race.racers.find((r) => r.player === update.player);
       if (!racer) continue;
+      if (update.seq != null) {
+        if (update.seq < (this.seqs.get(update.player) ?? -1)) continue; // an older action's
+        this.seqs.set(update.player, update.seq);
+      }
       if (update.progress) racer.progress = update.progress;
-      if (update.status) racer.status = update.status;
+      if (update.status && fresh) racer.status = update.status;
     }
     this.on.onProgress(this.race);
   }
@@ -140,7 +145,7 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
   const attrs = `class="${cls}" data-player="${name}" data-status="${escapeHtml(racer.status)}" data-home="${home}" data-moves="${p.moves ?? 0}" data-uncovered="${p.uncovered ?? 0}"`;
   const label = escapeHtml(`${racer.player}: ${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
   if (compact) {
-    return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${home}</span>${p.uncovered ? ` <span class="racer-uncovered">↑${p.uncovered}</span>` : ""} <span class="racer-moves">${p.moves ?? 0}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
+    return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${home}/${DECK}</span>${p.uncovered ? ` <span class="racer-uncovered">↑${p.uncovered}</span>` : ""} <span class="racer-moves">${p.moves ?? 0}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
   }
   return `<li ${attrs}>${place}<a class="racer-name" href="/players/${encodeURIComponent(racer.player)}/">${name}</a>
     <span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span>${bar}

@@ -2,8 +2,10 @@
 // variant, or a code) and a past day's "Race this deal". `POST /api/races/`, then
 // the room's link.
 
-import { post } from "./api.js";
+import { get, post } from "./api.js";
 import { ensurePlayer } from "./guest.js";
+import { escapeHtml, fmt } from "./i18n.js";
+import { variantLabel } from "./catalogue.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -41,4 +43,24 @@ export function setupRaceDialog() {
       button.disabled = false;
     }
   });
+}
+
+/** The rooms the player is invited to (`GET /api/races/?invited=1`), in `#race-invites`. */
+export async function showInvites() {
+  const list = $("race-invites");
+  if (!list) return;
+  let races = [];
+  try {
+    races = await get("/api/races/?invited=1");
+  } catch {
+    return; // a nicety: nothing shown
+  }
+  list.innerHTML = (races || [])
+    .filter((race) => race.status === "open" && !race.you?.racer)
+    .map((race) => {
+      const text = fmt(gettext("%(host)s invites you to race: %(variant)s"), { host: race.host, variant: variantLabel(race.variant) });
+      return `<li class="race-invite-item" data-race="${escapeHtml(race.id)}"><span>${escapeHtml(text)}</span> <a class="button small primary" href="/race/${encodeURIComponent(race.id)}/">${escapeHtml(gettext("To the room"))}</a></li>`;
+    })
+    .join("");
+  list.hidden = !list.children.length;
 }

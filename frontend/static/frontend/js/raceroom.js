@@ -96,6 +96,7 @@ const isOver = (race, player) => ["won", "resigned", "left"].includes(race.racer
 function drawRacers(race) {
   if (!race) return;
   const list = $("racers");
+  $("racers-title").firstChild.textContent = race.status === "finished" ? `${gettext("Standings")} ` : `${gettext("Racers")} `;
   if (race.status === "finished") {
     list.classList.add("standings");
     list.innerHTML = standingsHtml(race, state.ratings);

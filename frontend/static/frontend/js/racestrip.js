@@ -61,6 +61,8 @@ async function showEnd(race) {
   $("race-standings").innerHTML = standingsHtml(race, state.ratings);
   if (state.ended) return;
   state.ended = true;
+  $("race-standings-open").hidden = false;
+  // Over the result card if it is open; closing one shows the other.
   const dialog = $("race-end");
   if (!dialog.open) dialog.showModal();
   state.ratings = await loadRatings(id);
@@ -68,6 +70,7 @@ async function showEnd(race) {
 }
 
 $("race-end-close").addEventListener("click", () => $("race-end").close());
+$("race-standings-open").addEventListener("click", () => $("race-end").showModal());
 $("race-rematch").addEventListener("click", async (e) => {
   e.currentTarget.disabled = true;
   try {
