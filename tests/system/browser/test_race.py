@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import WIN_CODE, api, post_actions, screenshot, sign_up
+from tests.system.browser.test_csp import Watched
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("races") is None, reason="no race API (races/) in this checkout"
@@ -94,6 +95,7 @@ def test_two_browsers_race_to_a_finish(new_page):
     line = [a.to_json() for a in find_win(WIN_CODE) or []]
     assert line
     host, guest = new_page(), new_page()
+    watched = [Watched(host), Watched(guest)]  # no script error, nothing the policy blocks
     host_name, guest_name = sign_up(host), sign_up(guest)
     race = open_room(host)
     assert host.input_value("#race-url").endswith(f"/race/{race}/")
@@ -132,6 +134,23 @@ def test_two_browsers_race_to_a_finish(new_page):
     screenshot(host, "race-standings-host")
     assert host.locator("#race-rematch").is_visible()  # the host may call a rematch
     assert guest.locator("#race-rematch").is_hidden()
+    # The rematch: a new room, same host; the other racer is led to it. (The
+    # winner's result card opens after the cascade, over the standings: closed first.)
+    host.wait_for_selector("#win", state="visible", timeout=20_000)
+    host.click("#win-close")
+    host.click("#race-rematch")
+    host.wait_for_url(lambda url: ROOM.search(url) is not None and race not in url)
+    host.wait_for_selector("#race[data-status=open]")
+    rematch = ROOM.search(host.url)
+    assert rematch
+    guest.wait_for_selector("#race-rematch-join", state="visible", timeout=20_000)
+    assert guest.get_attribute("#race-rematch-join", "href") == f"/race/{rematch.group(1)}/"
+    guest.click("#race-rematch-join")
+    guest.wait_for_selector("#race[data-status=open]")
+    guest.click("#race-join")
+    wait_racer(host, guest_name, status="waiting")
+    for each in watched:
+        each.assert_clean()
 
 
 def test_a_spectator_follows_a_racer_and_sees_no_card_until_the_replays(new_page):
