@@ -415,7 +415,7 @@ def privacy(request: HttpRequest) -> HttpResponse:
 
 # Race rooms (issue 29): one link, /race/<id>/, for the room, the race and its end.
 
-RACE_ID = re.compile(r"[A-Za-z0-9]{1,32}")
+RACE_ID = re.compile(r"[a-z0-9]{1,16}")  # as races/urls.py's converter
 
 
 def _race_of(request: HttpRequest, path: str) -> dict[str, object] | None:
