@@ -124,6 +124,11 @@ def test_two_browsers_race_to_a_finish(new_page):
     wait_racer(guest, host_name, status="won")
     screenshot(guest, "race-board-rival-won")
 
+    # The winner's result card opens after the cascade, as on any game page
+    # (the standings wait for it to close: one dialog at a time).
+    host.wait_for_selector("#win", state="visible", timeout=20_000)
+    host.click("#win-close")
+
     # The guest resigns: the race is over, both see the standings.
     guest.on("dialog", lambda d: d.accept())
     guest.click("#resign")
@@ -134,10 +139,7 @@ def test_two_browsers_race_to_a_finish(new_page):
     screenshot(host, "race-standings-host")
     assert host.locator("#race-rematch").is_visible()  # the host may call a rematch
     assert guest.locator("#race-rematch").is_hidden()
-    # The rematch: a new room, same host; the other racer is led to it. (The
-    # winner's result card opens after the cascade, over the standings: closed first.)
-    host.wait_for_selector("#win", state="visible", timeout=20_000)
-    host.click("#win-close")
+    # The rematch: a new room, same host; the other racer is led to it.
     host.click("#race-rematch")
     host.wait_for_url(lambda url: ROOM.search(url) is not None and race not in url)
     host.wait_for_selector("#race[data-status=open]")

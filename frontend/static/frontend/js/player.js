@@ -22,12 +22,6 @@ function showFrozen(days) {
   el.textContent = days.length ? fmt(gettext("Days kept by a streak freeze: %(days)s"), { days: days.map(longDate).join(", ") }) : "";
 }
 
-/** The race rating (issue 29), when the record has one: a number or {rating, …}. */
-function raceRating(rating) {
-  const value = typeof rating === "number" ? rating : rating?.rating;
-  return value == null ? [] : [tile(gettext("Race rating"), formatNumber(Math.round(value)))];
-}
-
 try {
   const p = await get(`/api/players/${encodeURIComponent(username)}/`);
   $("player-name").textContent = p.username;
@@ -40,7 +34,6 @@ try {
     tile(gettext("Current streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.current), { n: p.streak.current })),
     tile(gettext("Longest streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.longest), { n: p.streak.longest })),
     tile(gettext("Streak freezes"), formatNumber(p.streak.tokens)),
-    ...raceRating(p.race_rating),
   ].join("");
   showFrozen(p.streak.frozen);
   const rows = Object.entries(p.variants)

@@ -115,11 +115,15 @@ export function raceStatusLabel(race) {
   return gettext("The race is over");
 }
 
-/** The racers in their order: by place once they have one, then by cards home, moves. */
+/** The racers in their order to show: by place once the server gave one, the
+ *  winners first in their finishing order, then by cards home. (Display only: the
+ *  standings' places are the server's.) */
 export function ordered(race) {
   const place = (r) => r.place ?? Infinity;
+  const won = (r) => (r.status === "won" ? 0 : 1);
+  const finish = (r) => (r.finished_at ? Date.parse(r.finished_at) : Infinity);
   return [...race.racers].sort(
-    (a, b) => place(a) - place(b) || cardsHome(b.progress) - cardsHome(a.progress) || (a.progress?.moves ?? 0) - (b.progress?.moves ?? 0),
+    (a, b) => place(a) - place(b) || won(a) - won(b) || finish(a) - finish(b) || cardsHome(b.progress) - cardsHome(a.progress),
   );
 }
 
@@ -185,23 +189,29 @@ export function standingsHtml(race, ratings = null) {
     .join("");
 }
 
-/** The race's rating changes (the rating helper's `GET /api/races/{id}/ratings/`),
- *  as a Map player → {rating, change}; null when the endpoint does not answer. */
-export async function loadRatings(id) {
-  let answer;
-  try {
-    answer = await get(`/api/races/${encodeURIComponent(id)}/ratings/`);
-  } catch {
-    return null; // no ratings (404: not rated, or no rating yet): nothing shown
+/** The race's rating changes (`GET /api/races/{id}/ratings/`, leaderboard's), as a
+ *  Map player → {rating, change}; null when there are none (a 404, or not rated).
+ *  The rating is made just after the end: asked again up to `tries` times, 2 s apart. */
+export async function loadRatings(id, tries = 1) {
+  for (let i = 0; i < tries; i += 1) {
+    if (i) await new Promise((done) => setTimeout(done, 2000));
+    let answer;
+    try {
+      answer = await get(`/api/races/${encodeURIComponent(id)}/ratings/`);
+    } catch {
+      return null; // no ratings here: nothing shown
+    }
+    // {race, rated, changes: [{player, place, before, after, delta, …}]}
+    const rows = Array.isArray(answer) ? answer : answer?.changes || [];
+    const map = new Map();
+    for (const row of rows) {
+      const rating = row.after ?? row.rating;
+      const change = row.delta ?? row.change;
+      if (row.player && rating != null && change != null) map.set(row.player, { rating: Number(rating), change: Number(change) });
+    }
+    if (map.size) return map;
   }
-  const rows = Array.isArray(answer) ? answer : answer?.ratings || answer?.racers || answer?.results || [];
-  const map = new Map();
-  for (const row of rows) {
-    const rating = row.rating ?? row.after ?? row.new;
-    const change = row.change ?? row.delta ?? (row.before != null && rating != null ? rating - row.before : null);
-    if (row.player && rating != null && change != null) map.set(row.player, { rating: Number(rating), change: Number(change) });
-  }
-  return map.size ? map : null;
+  return null;
 }
 
 /** The countdown to `startsAt` in `el` ("3", "2", "1", "Go!"); calls `done` at zero.

@@ -83,7 +83,7 @@ function render(race) {
   if (race.status === "running" && you.racer && you.attempt && !isOver(race, me)) goToBoard(race.starts_at);
   if (race.status === "finished" && !state.ratingsAsked) {
     state.ratingsAsked = true;
-    loadRatings(id).then((ratings) => {
+    loadRatings(id, 3).then((ratings) => {
       state.ratings = ratings;
       if (ratings) drawRacers(feed.race);
     });

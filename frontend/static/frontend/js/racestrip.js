@@ -12,7 +12,7 @@ const $ = (id) => document.getElementById(id);
 const strip = $("race-strip");
 const id = strip.dataset.race;
 const me = document.body.dataset.username || "";
-const state = { counting: null, ended: false, ratings: null, places: new Map() };
+const state = { counting: null, ended: false, ratings: null, finished: new Set(), endAfterWin: false };
 
 // The strip goes between the header line and the board; the countdown over the board.
 const layout = document.querySelector(".game-layout");
@@ -35,11 +35,11 @@ function render(race) {
 function drawChips(race) {
   if (!race) return;
   $("race-chips").innerHTML = ordered(race).map((r) => racerHtml(race, r, { me, compact: true })).join("");
-  // The finish order as it happens: said once per new place.
+  // The finish order as it happens: each win said once (the chips put winners first).
   for (const r of race.racers) {
-    if (r.place && r.status === "won" && !state.places.has(r.player)) {
-      state.places.set(r.player, r.place);
-      if (race.status === "running") announce(fmt(gettext("%(player)s finished, place %(n)s."), { player: r.player, n: r.place }));
+    if (r.status === "won" && !state.finished.has(r.player)) {
+      state.finished.add(r.player);
+      if (race.status === "running") announce(fmt(gettext("%(player)s finished the deal."), { player: r.player }));
     }
   }
 }
@@ -62,12 +62,30 @@ async function showEnd(race) {
   if (state.ended) return;
   state.ended = true;
   $("race-standings-open").hidden = false;
-  // Over the result card if it is open; closing one shows the other.
-  const dialog = $("race-end");
-  if (!dialog.open) dialog.showModal();
-  state.ratings = await loadRatings(id);
+  openEnd();
+  state.ratings = await loadRatings(id, 3);
   if (state.ratings) $("race-standings").innerHTML = standingsHtml(feed.race, state.ratings);
 }
+
+/** The standings, unless the result card (finish.js's `#win`) is open: then once it closes. */
+function openEnd() {
+  const end = $("race-end");
+  if ($("win")?.open) state.endAfterWin = true;
+  else if (!end.open) end.showModal();
+}
+
+// One dialog at a time: the result card opens after the win's cascade, maybe once
+// the race is over; the standings step aside for it and come back when it closes.
+new MutationObserver(() => {
+  const end = $("race-end");
+  if ($("win").open && end.open) {
+    end.close();
+    state.endAfterWin = true;
+  } else if (!$("win").open && state.endAfterWin) {
+    state.endAfterWin = false;
+    openEnd();
+  }
+}).observe($("win"), { attributes: true, attributeFilter: ["open"] });
 
 $("race-end-close").addEventListener("click", () => $("race-end").close());
 $("race-standings-open").addEventListener("click", () => $("race-end").showModal());
