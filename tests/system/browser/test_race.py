@@ -247,3 +247,53 @@ def test_the_room_and_the_racers_board_on_a_phone_and_by_keyboard(new_page):
     assert strip["y"] + strip["height"] <= board["y"] + 1, (strip, board)  # never over the board
     assert strip["x"] >= 0 and strip["x"] + strip["width"] <= 360
     assert host.evaluate("() => document.documentElement.scrollWidth <= 360")
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (1366, 768)])
+def test_every_race_page_passes_axe_and_fits(new_page, width, height):
+    """axe-core (as test_a11y scans every page) finds no serious or critical
+    violation on the room, the racer's board, the spectator's race and the
+    standings, and none is wider than the screen."""
+    from tests.system.browser.test_a11y import WIDEST, violations
+
+    host, racer, spectator = (new_page(width, height) for _ in range(3))
+    for page in (host, racer, spectator):
+        sign_up(page)
+    found: dict[str, list[str]] = {}
+
+    def scan(page: Any, label: str) -> None:
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        screenshot(page, f"race-axe-{label}-{width}x{height}")
+        problems = violations(page)
+        if wide := page.evaluate(WIDEST):
+            problems.append(f"wider than the screen: {wide}")
+        if problems:
+            found[label] = problems
+
+    race = open_room(host)
+    racer_name = join_and_name(racer, race)
+    wait_racer(host, racer_name)
+    scan(host, "room-host")
+    spectator.goto(f"/race/{race}/")
+    spectator.wait_for_selector("#race[data-status=open]")
+    scan(spectator, "room-visitor")
+    host_attempt, racer_attempt = start_race(host, [host, racer])
+    spectator.wait_for_selector("#race[data-status=running]")
+    spectator.click(f'[data-follow="{racer_name}"]')
+    spectator.wait_for_selector("#race-follow .foundation-bars li")
+    scan(spectator, "spectator-running")
+    scan(racer, "racer-board")
+    for page, attempt in ((host, host_attempt), (racer, racer_attempt)):
+        api(page, "POST", f"/api/games/{attempt}/resign/", {})
+    racer.wait_for_selector("#race-end", state="visible", timeout=20_000)
+    scan(racer, "racer-standings")
+    spectator.wait_for_selector("#racers.standings li[data-place]", timeout=20_000)
+    scan(spectator, "spectator-standings")
+    assert not found, "\n".join(
+        f"{label}: {line}" for label, lines in found.items() for line in lines
+    )
+
+
+def join_and_name(page: Any, race: str) -> str:
+    join(page, race)
+    return page.evaluate("() => document.body.dataset.username")
