@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-flood bench-login bench-cost bench-solver bench-log bench-tap bench-load bench-stall messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-flood bench-login bench-cost bench-solver bench-log bench-tap bench-load bench-stall bench-race messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ bench-login: $(VENV)/.installed
 ## and over HTTP on the production process set, against its floor measured in the same run
 bench-cost: $(VENV)/.installed
 	$(PY) bench/cost.py
+
+## bench-race: a 50-racer room and 200 spectators on one daphne: progress fan-out per action,
+## a racer's own ack p99, daphne CPU per action against the floor (issue 29)
+bench-race: $(VENV)/.installed
+	$(PY) bench/race.py
 
 bench-solver: $(VENV)/.installed
 	$(PY) bench/solver.py

@@ -1,37 +1,46 @@
 """Racers' progress, live (issue 29): from the games' sealed attempts to the
-room's sockets, coalesced at the source.
+room's sockets, coalesced at the source, per room.
 
 The games send ``sealed_attempt_changed`` after the commit of each action of
 a race's attempt, with the engine game in memory (``games/services.py``); no
 other game pays anything for it. Here the progress is computed from that game
-(``games.engine.progress``: counts, never a card), kept in the cache as the
-racer's latest, and sent to the room through a gate per racer:
+(``games.engine.progress``: counts, never a card) and sent to the room through
+a gate per room (in Redis, shared by every daphne; in process on the embedded
+default):
 
-- the gate is a cache key made with ``add`` (Redis ``SET NX PX 500``): the
-  action that makes it sends its progress at once, and for 500 ms no other
-  action of that racer sends anything — at most 2 frames a second a racer,
-  across every process, however fast they play;
-- an action that finds the gate closed leaves its progress as the latest and
-  makes a second key, ``pending`` (``SET NX``); the one that makes it starts a
-  timer in its process that, 500 ms on, deletes ``pending``, reads the latest
-  and sends it through the gate (or waits once more). The timer deletes
-  ``pending`` before it reads, and an action stores its latest before it tries
-  ``pending``: so either the timer reads that action's progress or that action
-  starts a timer of its own. The last progress of every racer always arrives;
-  and a racer's finish is a room change, whose ``race`` frame carries it too.
+- the racer's progress is written as theirs in the room's *dirty* hash (one
+  entry a racer: the latest wins);
+- then the gate, a key made with ``SET NX PX 500``: the action that makes it
+  takes the whole dirty hash (read and deleted in one transaction) and sends
+  it as one ``progress`` frame, every racer who moved in it; for 500 ms no
+  other action sends anything — so each socket of the room gets at most
+  2 progress frames a second, however many racers play and however fast;
+- an action that finds the gate closed tries a second key, ``pending``
+  (``SET NX``); the one that makes it starts a timer in its process that,
+  500 ms on, deletes ``pending`` and tries the gate again (or waits once
+  more). The timer deletes ``pending`` before it takes the hash, and an
+  action writes the hash before it tries ``pending``: so either the timer's
+  frame carries that action's progress or that action starts a timer of its
+  own. Every racer's last progress always arrives, at most ~500 ms late; and
+  a racer's finish is a room change, whose ``race`` frame carries it too.
 
 A racer's win, resignation or game closed finishes them in the race
 (``races.services.racer_finished``)."""
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import threading
+import time
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.dispatch import receiver
 from django.utils import timezone
+from django_redis import get_redis_connection
 
 from games.engine import Game, progress
 from games.models import Attempt
@@ -46,43 +55,150 @@ from .services import racer_finished
 
 log = logging.getLogger(__name__)
 
-GATE_S = 0.5
-"""One progress frame a racer per this long at most (2 a second)."""
-
-_GATE = "race:gate:{}"
-_PENDING = "race:pending:{}"
-_LATEST = "race:latest:{}"
+GATE_MS = 500
+"""One progress frame a room per this long at most (2 a second a socket)."""
 
 
-def progress_frame(*, v: int, player: str, status: str, seq: int, shown: dict[str, Any]) -> str:
-    return encode(
-        {
-            "type": "progress",
-            "racers": [{"player": player, "progress": shown, "status": status, "seq": seq}],
-            "v": v,
-        }
-    )
+class _RedisRooms:
+    """The dirty hashes and the gates in Redis, shared by every daphne."""
+
+    def client(self) -> Any:
+        return get_redis_connection("default")
+
+    def note(self, slug: str, player: str, entry: str) -> bool:
+        """Keep ``entry`` as ``player``'s latest; whether this call opened the gate."""
+        pipe = self.client().pipeline(transaction=False)
+        pipe.hset(f"race:dirty:{slug}", player, entry)
+        pipe.expire(f"race:dirty:{slug}", PROGRESS_KEEP_S)
+        pipe.set(f"race:gate:{slug}", 1, nx=True, px=GATE_MS)
+        return bool(pipe.execute()[2])
+
+    def gate(self, slug: str) -> bool:
+        return bool(self.client().set(f"race:gate:{slug}", 1, nx=True, px=GATE_MS))
+
+    def take(self, slug: str) -> list[str]:
+        pipe = self.client().pipeline(transaction=True)
+        pipe.hgetall(f"race:dirty:{slug}")
+        pipe.delete(f"race:dirty:{slug}")
+        entries = pipe.execute()[0]
+        return [v.decode() if isinstance(v, bytes) else v for v in entries.values()]
+
+    def pend(self, slug: str) -> bool:
+        return bool(self.client().set(f"race:pending:{slug}", 1, nx=True, px=20 * GATE_MS))
+
+    def unpend(self, slug: str) -> None:
+        self.client().delete(f"race:pending:{slug}")
 
 
-def _send(group: str, attempt_id: int, text: str) -> None:
-    """Through the gate: sent now, or left to the pending timer."""
-    if cache.add(_GATE.format(attempt_id), 1, timeout=GATE_S):
-        publish(group, text)
-    elif cache.add(_PENDING.format(attempt_id), 1, timeout=10 * GATE_S):
-        timer = threading.Timer(GATE_S, _flush, args=(group, attempt_id))
-        timer.daemon = True
-        timer.start()
+class _LocalRooms:
+    """The same in this process (the embedded default: one process)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.dirty: dict[str, dict[str, str]] = {}
+        self.gates: dict[str, float] = {}
+        self.pending: set[str] = set()
+
+    def note(self, slug: str, player: str, entry: str) -> bool:
+        with self.lock:
+            self.dirty.setdefault(slug, {})[player] = entry
+        return self.gate(slug)
+
+    def gate(self, slug: str) -> bool:
+        now = time.monotonic()
+        with self.lock:
+            if self.gates.get(slug, 0.0) > now:
+                return False
+            self.gates[slug] = now + GATE_MS / 1000
+            return True
+
+    def take(self, slug: str) -> list[str]:
+        with self.lock:
+            return list(self.dirty.pop(slug, {}).values())
+
+    def pend(self, slug: str) -> bool:
+        with self.lock:
+            if slug in self.pending:
+                return False
+            self.pending.add(slug)
+            return True
+
+    def unpend(self, slug: str) -> None:
+        with self.lock:
+            self.pending.discard(slug)
 
 
-def _flush(group: str, attempt_id: int) -> None:
-    """The trailing frame: the racer's latest progress, once the gate opens."""
+@functools.cache
+def _rooms() -> _RedisRooms | _LocalRooms:
+    return _RedisRooms() if settings.REDIS_URL else _LocalRooms()
+
+
+def progress_frame(entries: list[str]) -> str | None:
+    """One ``progress`` frame of racers' entries (each ``{"v", "racer"}``)."""
+    if not entries:
+        return None
+    decoded = [json.loads(e) for e in entries]
+    racers = [d["racer"] for d in decoded]
+    v = max(d["v"] for d in decoded)
+    return f'{{"type":"progress","v":{v},"racers":{encode(racers)}}}'
+
+
+def _flush(slug: str) -> None:
+    """Through the open gate: every racer who moved since the last frame, in one."""
+    text = progress_frame(_rooms().take(slug))
+    if text is not None:
+        publish(race_group(slug), text)
+
+
+def _later(slug: str) -> None:
+    """The trailing frame: the room's latest progress, once the gate opens again."""
     try:
-        cache.delete(_PENDING.format(attempt_id))
-        text = cache.get(_LATEST.format(attempt_id))
-        if text is not None:
-            _send(group, attempt_id, text)
+        rooms = _rooms()
+        rooms.unpend(slug)
+        if rooms.gate(slug):
+            _flush(slug)
+        elif rooms.pend(slug):
+            _wait(slug)
     except Exception:
-        log.warning("race progress of %s: the trailing frame failed", attempt_id, exc_info=True)
+        log.warning("race %s: the trailing progress frame failed", slug, exc_info=True)
+
+
+def _wait(slug: str) -> None:
+    timer = threading.Timer(GATE_MS / 1000, _later, args=(slug,))
+    timer.daemon = True
+    timer.start()
+
+
+_RACERS: dict[int, tuple[str, int, str]] = {}
+"""Attempt id → (race id, race version when first looked up, player name): what
+a racer's progress frame names, read once per attempt and process (none of it
+changes while the attempt is played but the version, which only orders frames)."""
+_RACERS_LOCK = threading.Lock()
+
+
+def _racer_of(attempt_id: int) -> tuple[str, int, str] | None:
+    with _RACERS_LOCK:
+        found = _RACERS.get(attempt_id)
+    if found is None:
+        row = (
+            Racer.objects.filter(attempt_id=attempt_id)
+            .values_list("race__slug", "race__version", "player__username")
+            .first()
+        )
+        if row is None:
+            return None
+        found = (row[0], row[1], row[2])
+        with _RACERS_LOCK:
+            if len(_RACERS) > 10_000:
+                _RACERS.clear()
+            _RACERS[attempt_id] = found
+    return found
+
+
+def _status(attempt: Attempt) -> str:
+    if not attempt.finished:
+        return Racer.Status.RACING
+    return Racer.Status.WON if attempt.won else Racer.Status.RESIGNED
 
 
 @receiver(sealed_attempt_changed, dispatch_uid="races.progress.racer_moved")
@@ -90,24 +206,32 @@ def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs
     """After commit of a sealed attempt's change: its racer's progress to the room
     (coalesced), and its finish to the race."""
     try:
-        row = (
-            Racer.objects.filter(attempt_id=attempt.pk)
-            .values_list("race__slug", "race__version", "player__username", "status")
-            .first()
-        )
-        if row is None:
+        found = _racer_of(attempt.pk)
+        if found is None:
             return
-        slug, version, player, status = row
+        slug, version, player = found
         elapsed = attempt.elapsed_ms
         if elapsed is None:
             elapsed = attempt.ms_since_start(timezone.now())
         shown = {**progress(game), "elapsed_ms": elapsed}
-        text = progress_frame(v=version, player=player, status=status, seq=attempt.seq, shown=shown)
-        cache.set_many(
-            {PROGRESS_KEY.format(attempt.pk): shown, _LATEST.format(attempt.pk): text},
-            timeout=PROGRESS_KEEP_S,
+        cache.set(PROGRESS_KEY.format(attempt.pk), shown, timeout=PROGRESS_KEEP_S)
+        entry = encode(
+            {
+                "v": version,
+                "racer": {
+                    "player": player,
+                    "progress": shown,
+                    # A finish is said again, exactly, by the race frame that follows.
+                    "status": _status(attempt),
+                    "seq": attempt.seq,
+                },
+            }
         )
-        _send(race_group(slug), attempt.pk, text)
+        rooms = _rooms()
+        if rooms.note(slug, player, entry):
+            _flush(slug)
+        elif rooms.pend(slug):
+            _wait(slug)
     except Exception:
         log.warning("race progress of %s not sent", attempt.pk, exc_info=True)
     if attempt.finished:

@@ -303,3 +303,24 @@ def test_standings_share_equal_places():
         racer(7, "won", 7000, 52),
     ]
     assert standings(racers) == {2: 1, 3: 1, 7: 3, 6: 4, 1: 5, 4: 5, 5: 7}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_game_not_in_a_race_announces_nothing_to_the_races(player):
+    """The action path of an ordinary game pays nothing for races: no signal
+    (and, tests/games/test_store.py, no statement more)."""
+    from games.signals import sealed_attempt_changed
+
+    heard: list[int] = []
+
+    def listen(sender: Any, *, attempt: Any, game: Any, **kwargs: Any) -> None:
+        heard.append(attempt.pk)
+
+    sealed_attempt_changed.connect(listen, dispatch_uid="tests.races.sealed")
+    try:
+        game = player.send("/api/games/", {"code": WIN_CODE}).json()
+        assert act(player, game["id"], 0, FIRST).status_code == 200
+        assert player.send(f"/api/games/{game['id']}/resign/").status_code == 200
+    finally:
+        sealed_attempt_changed.disconnect(dispatch_uid="tests.races.sealed")
+    assert heard == []
