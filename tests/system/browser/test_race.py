@@ -8,12 +8,11 @@ by name found in the invitee's lobby.
 
 The moves are posted from each racer's page's own session over the API, as the
 finish tests do (``post_actions``): the pages follow them over their websockets.
-The race API is the race helper's (``races/``): without it these tests skip.
+The race API is ``races/`` (docs/api.md, "Race rooms").
 """
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from typing import Any
 
@@ -21,10 +20,6 @@ import pytest
 
 from tests.support.browser import WIN_CODE, api, post_actions, screenshot, sign_up
 from tests.system.browser.test_csp import Watched
-
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("races") is None, reason="no race API (races/) in this checkout"
-)
 
 # A card as the engine writes it (7H, TD, 10S…).
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")
