@@ -35,6 +35,8 @@ urlpatterns = [
     path("account/verify/", views.email_verify, name="email-verify"),
     path("account/reminders/off/", views.reminders_off, name="reminders-off"),
     path("privacy/", views.privacy, name="privacy"),
+    # Race rooms (issue 29): the waiting room, the race and its end on one link.
+    path("race/<str:race_id>/", views.race, name="race"),
 ]
 
 files = [

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import Resolver404, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import get_language, gettext
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -33,6 +33,7 @@ from .catalogue import games_catalogue
 from .loading import (
     STYLESHEET,
     Catalogue,
+    _api_answer,
     api_prefill,
     css_bundle,
     js_catalogue,
@@ -466,3 +467,43 @@ def privacy(request: HttpRequest) -> HttpResponse:
         guest_days=settings.GUEST_IDLE_DAYS,
         link_days=settings.FAIRPLAY_LINK_DAYS,
     )
+
+
+# Race rooms (issue 29): one link, /race/<id>/, for the room, the race and its end.
+
+RACE_ID = re.compile(r"[a-z0-9]{1,16}")  # as races/urls.py's converter
+
+
+def _race_of(request: HttpRequest, path: str) -> dict[str, object] | None:
+    """The race JSON ``GET path`` answers to this request's user (None: no such
+    race, or the API does not answer it)."""
+    try:
+        body = _api_answer(request, path)
+    except Resolver404:  # no race API mounted
+        return None
+    return json.loads(body) if body is not None else None
+
+
+@ensure_csrf_cookie
+def race(request: HttpRequest, race_id: str) -> HttpResponse:
+    """A race room. A racer of a race that has started gets the play page's board
+    for their own attempt (play.html, with the rivals' progress strip); everyone
+    else — before the start, spectators, anyone signed out — the room page
+    (racers, link, invite, start; the progress of all; the standings)."""
+    if not RACE_ID.fullmatch(race_id):
+        raise Http404("No such race.")
+    path = f"/api/races/{race_id}/"
+    found = _race_of(request, path)
+    you = found.get("you") if found else None
+    attempt = you.get("attempt") if isinstance(you, dict) else None
+    if found and attempt and you.get("racer") and found.get("status") != "open":
+        return _page(
+            request,
+            "race_play.html",
+            "play",  # the game page's layout (game.css, board.css, phone.css)
+            prefill=(f"/api/games/{attempt}/", path),
+            attempt_id=attempt,
+            race_id=race_id,
+            variants=ALL_VARIANTS,
+        )
+    return _page(request, "race.html", "race", prefill=(path,) if found else (), race_id=race_id)

@@ -108,6 +108,7 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "reminders-off": "/account/reminders/off/?token=x",
         "privacy": "/privacy/",
         "result": f"/r/{finished(user_of(player), daily_of(days_ago=1)).pk}/",
+        "race": "/race/abcdefghij/",  # no such race: the room page says so
     }
     # PNGs: tests/frontend/test_webapp_cards.py, tests/frontend/test_result_share.py
     not_pages = {"day-card-image", "result-card-image"}

@@ -15,6 +15,7 @@ import { COPY_ICON, copyButtons } from "./copy.js";
 import { ensurePlayer } from "./guest.js";
 import { dayResultsBlock } from "./dayresults.js";
 import { showDifficulty } from "./difficulty.js";
+import { openRace } from "./racenew.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -97,13 +98,28 @@ function revealed(deal, i) {
       <ol class="check-commands">${steps.join("")}</ol>
     </section>
     ${dayResultsBlock(deal, i, commandBlock)}
-    <div class="deal-actions">${playButton(code)}${download}
+    <div class="deal-actions">${playButton(code)}${raceButton(deal.variant)}${download}
       <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Final leaderboard"))}</a></div>
   </li>`;
 }
 
 function playButton(code) {
   return `<button type="button" class="button primary play-deal" data-play-code="${escapeHtml(code)}">${escapeHtml(gettext("Play this deal"))}</button>`;
+}
+
+// Race rooms (issue 29): a past day's deal raced by several players at once.
+function raceButton(variant) {
+  return `<button type="button" class="button race-deal" data-race-variant="${escapeHtml(variant)}">${escapeHtml(gettext("Race this deal"))}</button>`;
+}
+
+async function raceDeal(button) {
+  button.disabled = true;
+  try {
+    await openRace({ daily: date, variant: button.dataset.raceVariant });
+  } catch (err) {
+    $("day-error").textContent = err.message;
+    button.disabled = false;
+  }
 }
 
 async function playDeal(button) {
@@ -154,4 +170,6 @@ copyButtons(root);
 $("day-deals").addEventListener("click", (e) => {
   const button = e.target.closest("[data-play-code]");
   if (button) playDeal(button);
+  const race = e.target.closest("[data-race-variant]");
+  if (race) raceDeal(race);
 });

@@ -12,9 +12,12 @@ import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { setupNewGame } from "./newgame.js";
 import { ensurePlayer, isGuest } from "./guest.js";
+import { setupRaceDialog, showInvites } from "./racenew.js";
 
 const $ = (id) => document.getElementById(id);
 setupNewGame();
+setupRaceDialog();
+showInvites();
 
 let endsAt = 0; // performance.now() at which the UTC day ends
 let DATE = ""; // the day of the deals shown (YYYY-MM-DD)

@@ -1,0 +1,294 @@
+"""Race rooms in real browsers (issue 29, deliverable 1): two players race to a
+finish — the host opens a room from the lobby, the other joins by its link, the
+host starts, both see the countdown and each other's progress move, one wins,
+both see the standings; a spectator follows a racer and gets every replay after
+the end, and sees no card of the race (nor its code before the start); the room and the
+racer's board on a 360 px phone; the room's controls by keyboard, an invitation
+by name found in the invitee's lobby.
+
+The moves are posted from each racer's page's own session over the API, as the
+finish tests do (``post_actions``): the pages follow them over their websockets.
+The race API is ``races/`` (docs/api.md, "Race rooms").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.support.browser import WIN_CODE, api, post_actions, screenshot, sign_up
+from tests.system.browser.test_csp import Watched
+
+# A card as the engine writes it (7H, TD, 10S…).
+CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")
+ROOM = re.compile(r"/race/([A-Za-z0-9]+)/$")
+
+
+def open_room(page: Any, code: str = WIN_CODE) -> str:
+    """The host opens a room on deal ``code`` from the lobby's Race window; its id."""
+    page.goto("/")
+    page.click("#race-new")
+    page.fill("#race-code", code)
+    page.click("#race-create")
+    page.wait_for_url(ROOM)
+    page.wait_for_selector("#race[data-status=open]")
+    match = ROOM.search(page.url)
+    assert match
+    return match.group(1)
+
+
+def join(page: Any, race: str) -> None:
+    page.goto(f"/race/{race}/")
+    page.wait_for_selector("#race[data-status=open]")
+    page.click("#race-join")
+    page.wait_for_selector("#race-join", state="hidden")
+
+
+def wait_racer(page: Any, player: str, **attrs: object) -> None:
+    """Until ``player``'s row (room) or chip (a racer's strip) has ``attrs``."""
+    where = "".join(f'[data-{k}="{v}"]' for k, v in attrs.items())
+    page.wait_for_selector(f'li[data-player="{player}"]{where}', timeout=20_000)
+
+
+def on_board(page: Any) -> int:
+    """A racer's page once the race started: the play page for their attempt."""
+    page.wait_for_selector("#race-strip #race-chips li", timeout=20_000)
+    page.wait_for_selector("#board .pile[data-pile=t1] .card")
+    return int(page.get_attribute("#play", "data-attempt"))
+
+
+def wait_started(page: Any) -> None:
+    """The countdown was shown, and its time has come (input is open)."""
+    page.wait_for_selector("#race-countdown[data-starts-at]", state="attached")
+    page.wait_for_function(
+        "() => Date.now() >= Date.parse(document.querySelector('#race-countdown')"
+        ".dataset.startsAt)",
+        timeout=30_000,
+    )
+
+
+def start_race(host: Any, racers: list[Any]) -> list[int]:
+    host.click("#race-start")
+    attempts = [on_board(page) for page in racers]
+    for page in racers:
+        wait_started(page)
+    return attempts
+
+
+def frames_of(page: Any) -> list[str]:
+    """Every websocket frame ``page`` receives, as text, from now on."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    return frames
+
+
+def test_two_browsers_race_to_a_finish(new_page):
+    from tests.support.search import find_win
+
+    line = [a.to_json() for a in find_win(WIN_CODE) or []]
+    assert line
+    host, guest = new_page(), new_page()
+    watched = [Watched(host), Watched(guest)]  # no script error, nothing the policy blocks
+    host_name, guest_name = sign_up(host), sign_up(guest)
+    race = open_room(host)
+    assert host.input_value("#race-url").endswith(f"/race/{race}/")
+    assert host.locator("#race-start").is_disabled()  # one racer: not yet
+
+    join(guest, race)
+    wait_racer(host, guest_name, status="waiting")  # the host sees the newcomer live
+    assert host.locator("#race-start").is_enabled()
+    screenshot(host, "race-room-host")
+    assert guest.locator("#race-start").is_hidden()  # only the host starts
+
+    host_attempt, guest_attempt = start_race(host, [host, guest])
+    assert host_attempt != guest_attempt
+    screenshot(guest, "race-board-guest")
+
+    # The guest plays five moves: the host's strip shows them, as progress only.
+    post_actions(guest, guest_attempt, 0, line[:5])
+    wait_racer(host, guest_name, moves=5)
+    assert (
+        host.locator(f'#race-chips li[data-player="{guest_name}"]').get_attribute("data-status")
+        == "racing"
+    )
+
+    # The host wins: the guest sees it, place 1, while still racing.
+    post_actions(host, host_attempt, 0, line)
+    wait_racer(guest, host_name, status="won")
+    screenshot(guest, "race-board-rival-won")
+
+    # The winner's result card opens after the cascade, as on any game page
+    # (the standings wait for it to close: one dialog at a time).
+    host.wait_for_selector("#win", state="visible", timeout=20_000)
+    host.click("#win-close")
+
+    # The guest resigns: the race is over, both see the standings.
+    guest.on("dialog", lambda d: d.accept())
+    guest.click("#resign")
+    for page in (host, guest):
+        page.wait_for_selector("#race-end", state="visible", timeout=20_000)
+        page.wait_for_selector(f'#race-standings li[data-player="{host_name}"][data-place="1"]')
+        page.wait_for_selector(f'#race-standings li[data-player="{guest_name}"][data-place="2"]')
+    screenshot(host, "race-standings-host")
+    assert host.locator("#race-rematch").is_visible()  # the host may call a rematch
+    assert guest.locator("#race-rematch").is_hidden()
+    # The rematch: a new room, same host; the other racer is led to it.
+    host.click("#race-rematch")
+    host.wait_for_url(lambda url: ROOM.search(url) is not None and race not in url)
+    host.wait_for_selector("#race[data-status=open]")
+    rematch = ROOM.search(host.url)
+    assert rematch
+    guest.wait_for_selector("#race-rematch-join", state="visible", timeout=20_000)
+    assert guest.get_attribute("#race-rematch-join", "href") == f"/race/{rematch.group(1)}/"
+    guest.click("#race-rematch-join")
+    guest.wait_for_selector("#race[data-status=open]")
+    guest.click("#race-join")
+    wait_racer(host, guest_name, status="waiting")
+    for each in watched:
+        each.assert_clean()
+
+
+def test_a_spectator_follows_a_racer_and_sees_no_card_until_the_replays(new_page):
+    from tests.support.search import find_win
+
+    line = [a.to_json() for a in find_win(WIN_CODE) or []]
+    host, racer, spectator = new_page(), new_page(), new_page()
+    sign_up(host)
+    racer_name = sign_up(racer)
+    sign_up(spectator)
+    race = open_room(host)
+    join(racer, race)
+    frames = frames_of(spectator)
+    spectator.goto(f"/race/{race}/")
+    spectator.wait_for_selector("#race[data-status=open]")
+    assert spectator.locator("#race-join").is_visible()
+    # Before the start nobody is told the deal (after it, the race JSON names its code).
+    before = spectator.eval_on_selector("#api-prefill", "e => e.textContent") + "".join(frames)
+    assert WIN_CODE not in before
+    assert '"code":null' in before.replace(" ", "")
+    host_attempt, racer_attempt = start_race(host, [host, racer])
+
+    spectator.wait_for_selector("#race[data-status=running]")
+    spectator.click(f'[data-follow="{racer_name}"]')
+    spectator.wait_for_selector("#race-follow .foundation-bars li")
+    post_actions(racer, racer_attempt, 0, line[:4])
+    wait_racer(spectator, racer_name, moves=4)
+    spectator.wait_for_selector(
+        f'[data-follow="{racer_name}"][aria-pressed=true]'
+    )  # still followed after the redraws
+    screenshot(spectator, "race-spectator-following")
+    # Progress only: no card in the page nor in any frame while the race runs.
+    # (The page's own markup has card-like bytes of its own: a favicon's %3Csvg.)
+    prefill = spectator.eval_on_selector("#api-prefill", "e => e.textContent")
+    seen = prefill + spectator.inner_html("#race") + "".join(frames)
+    assert '"type": "progress"' in "".join(frames) or '"type":"progress"' in "".join(frames)
+    assert not CARD.search(seen), CARD.search(seen)
+
+    for page, attempt in ((host, host_attempt), (racer, racer_attempt)):
+        api(page, "POST", f"/api/games/{attempt}/resign/", {})
+    spectator.wait_for_selector("#race[data-status=finished]", timeout=20_000)
+    spectator.wait_for_selector("#racers.standings li[data-place]")
+    replays = spectator.eval_on_selector_all("#racers .race-replay", "els => els.map(e => e.href)")
+    assert sorted(replays) == sorted(
+        f"{spectator.url.split('/race/')[0]}/replay/{a}/" for a in (host_attempt, racer_attempt)
+    )
+    screenshot(spectator, "race-spectator-standings")
+
+
+def test_the_room_and_the_racers_board_on_a_phone_and_by_keyboard(new_page):
+    host, other = new_page(width=360, height=640), new_page(width=360, height=640)
+    sign_up(host)
+    other_name = sign_up(other)
+    race = open_room(host)
+    # Invited by name, by keyboard: the invitee finds the room in the lobby.
+    host.focus("#race-invite-name")
+    host.keyboard.type(other_name)
+    host.keyboard.press("Enter")
+    host.wait_for_selector(f'#race-invite-status:has-text("{other_name}")')
+    other.goto("/")
+    other.click(f'#race-invites li[data-race="{race}"] a')
+    other.wait_for_url(ROOM)
+    other.wait_for_selector("#race[data-status=open]")
+    other.click("#race-join")
+    wait_racer(host, other_name)
+    screenshot(host, "race-room-360x640")
+    assert host.evaluate("() => document.documentElement.scrollWidth <= 360")
+
+    # Keyboard: every control of the host's room is a Tab stop.
+    host.focus("#race-url")
+    reached = set()
+    for _ in range(12):
+        host.keyboard.press("Tab")
+        reached.add(host.evaluate("() => document.activeElement.id"))
+    assert {
+        "race-copy",
+        "race-start",
+        "race-leave",
+        "race-invite-name",
+        "race-invite-send",
+    } <= reached
+    host.focus("#race-start")
+    host.keyboard.press("Enter")  # started by keyboard
+
+    for page in (host, other):
+        on_board(page)
+        wait_started(page)
+    screenshot(host, "race-board-360x640")
+    strip = host.locator("#race-strip").bounding_box()
+    board = host.locator("#board-wrap").bounding_box()
+    assert strip and board
+    assert strip["y"] + strip["height"] <= board["y"] + 1, (strip, board)  # never over the board
+    assert strip["x"] >= 0 and strip["x"] + strip["width"] <= 360
+    assert host.evaluate("() => document.documentElement.scrollWidth <= 360")
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (1366, 768)])
+def test_every_race_page_passes_axe_and_fits(new_page, width, height):
+    """axe-core (as test_a11y scans every page) finds no serious or critical
+    violation on the room, the racer's board, the spectator's race and the
+    standings, and none is wider than the screen."""
+    from tests.system.browser.test_a11y import WIDEST, violations
+
+    host, racer, spectator = (new_page(width, height) for _ in range(3))
+    for page in (host, racer, spectator):
+        sign_up(page)
+    found: dict[str, list[str]] = {}
+
+    def scan(page: Any, label: str) -> None:
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        screenshot(page, f"race-axe-{label}-{width}x{height}")
+        problems = violations(page)
+        if wide := page.evaluate(WIDEST):
+            problems.append(f"wider than the screen: {wide}")
+        if problems:
+            found[label] = problems
+
+    race = open_room(host)
+    racer_name = join_and_name(racer, race)
+    wait_racer(host, racer_name)
+    scan(host, "room-host")
+    spectator.goto(f"/race/{race}/")
+    spectator.wait_for_selector("#race[data-status=open]")
+    scan(spectator, "room-visitor")
+    host_attempt, racer_attempt = start_race(host, [host, racer])
+    spectator.wait_for_selector("#race[data-status=running]")
+    spectator.click(f'[data-follow="{racer_name}"]')
+    spectator.wait_for_selector("#race-follow .foundation-bars li")
+    scan(spectator, "spectator-running")
+    scan(racer, "racer-board")
+    for page, attempt in ((host, host_attempt), (racer, racer_attempt)):
+        api(page, "POST", f"/api/games/{attempt}/resign/", {})
+    racer.wait_for_selector("#race-end", state="visible", timeout=20_000)
+    scan(racer, "racer-standings")
+    spectator.wait_for_selector("#racers.standings li[data-place]", timeout=20_000)
+    scan(spectator, "spectator-standings")
+    assert not found, "\n".join(
+        f"{label}: {line}" for label, lines in found.items() for line in lines
+    )
+
+
+def join_and_name(page: Any, race: str) -> str:
+    join(page, race)
+    return page.evaluate("() => document.body.dataset.username")
