@@ -1,0 +1,8 @@
+"""What the race services announce, for the apps above them (leaderboard's race rating)."""
+
+from django.dispatch import Signal
+
+race_finished = Signal()
+"""After commit of a race's end: ``race_id`` (int, the Race pk), ``standings``
+(list of (player id, place) — places from 1, equal places for ties; racers who left
+are in it), ``variant`` (str). Sent once per race."""
