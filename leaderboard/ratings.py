@@ -41,7 +41,7 @@ PROVISIONAL_DEVIATION = 110.0
 PERIODS_PER_DAY = 0.21436
 """Rating periods a day of no race counts for the deviation's growth (Glicko-2's
 step 6 for an absent player): lichess's figure, so a deviation of 60 is back to
-about 110 after a year and a half without a race."""
+110 after a year without a race."""
 HISTORY = 10
 """The rated races a player's record lists, newest first."""
 
