@@ -11,6 +11,7 @@ import secrets
 from typing import Any
 
 from tests.support.browser import api, screenshot, sign_up
+from tests.system.browser.test_archive import serious_violations
 
 
 def races_won(server: Any, name: str, standings: list[list[str]]) -> None:
@@ -58,6 +59,7 @@ def test_the_player_page_shows_the_race_rating_and_the_last_races(new_page, serv
     first = rating["history"][1]
     assert first["delta"] > 0 and f"(+{first['delta']})" in oldest, oldest
     assert re.search(r"\d \((\+\d|−\d|±0)", newest), newest
+    assert serious_violations(page) == []
     screenshot(page, "player-race-rating")
 
     # A settled rating (deviation under 110): no "?", no "provisional".
@@ -89,4 +91,5 @@ def test_the_player_page_shows_the_race_rating_and_the_last_races(new_page, serv
             break
     else:
         raise AssertionError("the race history is not reached by keyboard")
+    assert serious_violations(phone) == []
     screenshot(phone, "player-race-rating-360x640")
