@@ -121,7 +121,9 @@ class PlayerSerializer(serializers.Serializer):
             "history": inline_serializer(
                 "RaceRatingHistory",
                 {
-                    "race": serializers.CharField(help_text="the race's id"),
+                    "race": serializers.CharField(
+                        allow_null=True, help_text="the race's id (null: no longer kept)"
+                    ),
                     "variant": serializers.CharField(),
                     "place": serializers.IntegerField(),
                     "racers": serializers.IntegerField(help_text="racers rated in it"),

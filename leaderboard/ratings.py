@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -147,16 +147,17 @@ def race_finished_rate(
 # --- reads ------------------------------------------------------------------------
 
 
-def race_ref(race_id: int) -> str:
-    """The race's public id, as its link and ``/api/races/{race}/ratings/`` name it.
+def race_refs(race_ids: Collection[int]) -> dict[int, str]:
+    """The races' public ids (as their links name them) by pk; a race no longer
+    kept is left out.
 
-    TODO(issue 29): read it through races' model at the merge (leaderboard may
-    import races); until then the pk stands for it."""
-    return str(race_id)
+    TODO(issue 29): read them through races' model at the merge (leaderboard may
+    import races); until then the pk stands for the public id."""
+    return {race_id: str(race_id) for race_id in race_ids}
 
 
 def race_id_of(ref: str) -> int | None:
-    """The race pk a public id names, or None (the inverse of ``race_ref``).
+    """The pk of the race a public id names, or None (the inverse of ``race_refs``).
 
     TODO(issue 29): through races' model at the merge; until then the pk route."""
     if ref.isascii() and ref.isdigit() and len(ref) <= 18:
@@ -177,7 +178,10 @@ def race_rating_of(*, user: User, now: dt.datetime | None = None) -> dict[str, A
         return None
     now = now or timezone.now()
     rating = _grown(row, now=now)
-    history = RaceRatingChange.objects.filter(player=user).order_by("-created_at", "-pk")
+    history = list(
+        RaceRatingChange.objects.filter(player=user).order_by("-created_at", "-pk")[:HISTORY]
+    )
+    refs = race_refs({change.race_id for change in history})
     return {
         "rating": round(rating.rating),
         "deviation": round(rating.deviation),
@@ -185,7 +189,7 @@ def race_rating_of(*, user: User, now: dt.datetime | None = None) -> dict[str, A
         "provisional": _provisional(rating.deviation),
         "history": [
             {
-                "race": race_ref(change.race_id),
+                "race": refs.get(change.race_id),  # None: a race no longer kept
                 "variant": change.variant,
                 "place": change.place,
                 "racers": change.racers,
@@ -194,7 +198,7 @@ def race_rating_of(*, user: User, now: dt.datetime | None = None) -> dict[str, A
                 "delta": round(change.after) - round(change.before),
                 "at": change.created_at.isoformat(),
             }
-            for change in history[:HISTORY]
+            for change in history
         ],
     }
 

@@ -46,7 +46,7 @@ function showRaces(r) {
   if (section.hidden) return;
   $("player-race-history").tBodies[0].innerHTML = r.history
     .map(
-      (h) => `<tr data-race="${escapeHtml(h.race)}"><td><a href="/race/${encodeURIComponent(h.race)}/">${escapeHtml(longDate(h.at.slice(0, 10)))}</a></td>
+      (h) => `<tr><td>${h.race ? `<a href="/race/${encodeURIComponent(h.race)}/">${escapeHtml(longDate(h.at.slice(0, 10)))}</a>` : escapeHtml(longDate(h.at.slice(0, 10)))}</td>
         <td>${escapeHtml(variantLabel(h.variant))}</td>
         <td class="num">${escapeHtml(fmt(gettext("%(place)s of %(racers)s"), { place: formatNumber(h.place), racers: formatNumber(h.racers) }))}</td>
         <td class="num">${formatNumber(h.after)} (${signed(h.delta)})</td></tr>`,
