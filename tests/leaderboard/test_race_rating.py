@@ -223,6 +223,6 @@ def test_a_race_not_rated_yet_has_no_changes(anon):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("race", ["x", "12a", "%C2%B2", "1" * 40, "-1"])
+@pytest.mark.parametrize("race", ["x", "12a", "%C2%B2", "1" * 40, "-1", "%00", "a%00"])
 def test_a_race_id_that_is_no_race_is_404(anon, race):
     assert_error(anon.get(f"/api/races/{race}/ratings/"), 404, "not_found")
