@@ -26,6 +26,7 @@ from kit.api import GameIdConverter, parse_date, parse_month
 from kit.errors import NotFound
 from kit.http import ApiError
 
+from .ratings import race_rating_changes
 from .selectors import (
     calendar_month,
     leaderboard_for_day,
@@ -104,6 +105,40 @@ class PlayerSerializer(serializers.Serializer):
         },
         many=True,
     )
+    race_rating = inline_serializer(
+        "RaceRating",
+        {
+            "rating": serializers.IntegerField(
+                help_text="Glicko-2, on the Glicko scale (1500 new)"
+            ),
+            "deviation": serializers.IntegerField(
+                help_text="the rating's deviation (RD) now: 350 new, growing between races"
+            ),
+            "races": serializers.IntegerField(help_text="races rated"),
+            "provisional": serializers.BooleanField(
+                help_text="the deviation is 110 or more: shown with a '?'"
+            ),
+            "history": inline_serializer(
+                "RaceRatingHistory",
+                {
+                    "race": serializers.CharField(
+                        allow_null=True, help_text="the race's id (null: no longer kept)"
+                    ),
+                    "variant": serializers.CharField(),
+                    "place": serializers.IntegerField(),
+                    "racers": serializers.IntegerField(help_text="racers rated in it"),
+                    "before": serializers.IntegerField(),
+                    "after": serializers.IntegerField(),
+                    "delta": serializers.IntegerField(),
+                    "at": serializers.DateTimeField(),
+                },
+                many=True,
+                help_text="the last 10 rated races, newest first",
+            ),
+        },
+        allow_null=True,
+        help_text="the race rating (issue 29); null before a first rated race",
+    )
 
 
 def _page(request: Request) -> int:
@@ -133,6 +168,36 @@ class LeaderboardView(APIView):
                 date=parse_date(date), variant=variant, viewer=request.user, page=_page(request)
             )
         )
+
+
+class RaceRatingsSerializer(serializers.Serializer):
+    race = serializers.CharField()
+    rated = serializers.BooleanField(help_text="the race has ended and was rated")
+    changes = inline_serializer(
+        "RaceRatingChange",
+        {
+            "player": serializers.CharField(),
+            "place": serializers.IntegerField(),
+            "before": serializers.IntegerField(),
+            "after": serializers.IntegerField(),
+            "delta": serializers.IntegerField(help_text="after minus before, as shown"),
+            "deviation": serializers.IntegerField(help_text="the deviation after the race"),
+            "provisional": serializers.BooleanField(),
+        },
+        many=True,
+        help_text="best place first; empty until the race is rated",
+    )
+
+
+class RaceRatingsView(APIView):
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        responses={200: RaceRatingsSerializer, **ERRORS},
+        summary="What a finished race did to its racers' ratings",
+    )
+    def get(self, request: Request, race: str) -> Response:
+        return Response(race_rating_changes(race=race))
 
 
 class PlayerView(APIView):

@@ -5,5 +5,6 @@ class LeaderboardConfig(AppConfig):
     name = "leaderboard"
 
     def ready(self) -> None:
-        # The live board's receiver of the games' results (games/signals.py).
-        from . import realtime  # noqa: F401
+        # The receivers: the live board's of the games' results (games/signals.py),
+        # the race rating's of the races' ends (races/signals.py).
+        from . import ratings, realtime  # noqa: F401

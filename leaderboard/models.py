@@ -1,1 +1,53 @@
-"""Rankings are read from the games app's attempts; this app stores nothing yet."""
+"""Rankings are read from the games app's attempts; this app stores only the race
+rating (issue 29): each player's Glicko-2 rating over races, and what each race
+changed (``ratings.py`` rates them; ``glicko2.py`` is the arithmetic)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class RaceRating(models.Model):
+    """A player's race rating (Glicko-2, on the Glicko scale) after their last
+    rated race. The deviation shown grows with the time since (``ratings.py``)."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_rating"
+    )
+    rating = models.FloatField(default=1500.0)
+    deviation = models.FloatField(default=350.0)
+    volatility = models.FloatField(default=0.06)
+    races = models.PositiveIntegerField(default=0, help_text="rated races")
+    updated_at = models.DateTimeField(default=timezone.now, help_text="its last rated race")
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.rating:.0f} ± {self.deviation:.0f}"
+
+
+class RaceRatingChange(models.Model):
+    """What one race did to one racer's rating. One per race and player: a race
+    is rated once, whatever announces it twice."""
+
+    race_id = models.BigIntegerField(help_text="the race (races.Race pk)")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_rating_changes"
+    )
+    variant = models.CharField(max_length=8)
+    place = models.PositiveIntegerField()
+    racers = models.PositiveIntegerField(help_text="racers in the standings")
+    before = models.FloatField()
+    after = models.FloatField()
+    deviation_before = models.FloatField()
+    deviation_after = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["race_id", "player"], name="race_rating_change_once")
+        ]
+        indexes = [models.Index(fields=["player", "-created_at"], name="race_rating_history")]
+
+    def __str__(self) -> str:
+        return f"race {self.race_id}, {self.player_id}: {self.before:.0f} → {self.after:.0f}"

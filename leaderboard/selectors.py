@@ -28,6 +28,8 @@ from games.selectors import (
 )
 from kit.errors import Conflict, Invalid, NotFound
 
+from .ratings import race_rating_of
+
 PAGE_SIZE = 50
 
 
@@ -315,6 +317,7 @@ def player_record(*, username: str) -> dict[str, Any]:
         "streak": streak_of(won, today=utc_today()).to_json(),
         "disqualified": len(disqualified),
         "disqualifications": disqualified,
+        "race_rating": race_rating_of(user=user),
     }
 
 

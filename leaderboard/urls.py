@@ -8,6 +8,7 @@ from .api import (
     LeaderboardView,
     PlayerCalendarView,
     PlayerView,
+    RaceRatingsView,
     WouldRankView,
 )
 
@@ -17,6 +18,7 @@ urlpatterns = [
     path("leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"),
     path("players/<str:username>/", PlayerView.as_view(), name="player"),
     path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),
+    path("races/<str:race>/ratings/", RaceRatingsView.as_view(), name="race-ratings"),
     path("calendar/", CalendarView.as_view(), name="calendar"),
     path("difficulty/", DifficultyView.as_view(), name="difficulty"),
 ]

@@ -1,5 +1,6 @@
 // A player's records and streaks (GET /api/players/{username}/): the streak
-// freezes held and the days one was spent on too.
+// freezes held and the days one was spent on too; the race rating (issue 29) and
+// its last races.
 
 import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
@@ -8,8 +9,8 @@ import { get } from "./api.js";
 const $ = (id) => document.getElementById(id);
 const username = $("player").dataset.username;
 
-function tile(label, value) {
-  return `<div class="tile"><span class="tile-value">${escapeHtml(value)}</span><span class="tile-label">${escapeHtml(label)}</span></div>`;
+function tile(label, value, attrs = "") {
+  return `<div class="tile"${attrs}><span class="tile-value">${escapeHtml(value)}</span><span class="tile-label">${escapeHtml(label)}</span></div>`;
 }
 
 const longDate = (date) =>
@@ -20,6 +21,37 @@ function showFrozen(days) {
   const el = $("player-frozen");
   el.hidden = !days.length;
   el.textContent = days.length ? fmt(gettext("Days kept by a streak freeze: %(days)s"), { days: days.map(longDate).join(", ") }) : "";
+}
+
+/** The race rating's tile: "1623", or "1623?" while it is provisional (as lichess
+ * shows a rating whose deviation is still high), the label saying so in words;
+ * none before a first rated race. */
+function raceTile(r) {
+  if (!r) return "";
+  const label = r.provisional ? gettext("Race rating (provisional)") : gettext("Race rating");
+  const title = fmt(ngettext("±%(rd)s after %(n)s race", "±%(rd)s after %(n)s races", r.races), {
+    rd: formatNumber(r.deviation),
+    n: formatNumber(r.races),
+  });
+  const attrs = ` id="player-race-rating" data-rating="${r.rating}" data-provisional="${r.provisional}" title="${escapeHtml(title)}"`;
+  return tile(label, `${formatNumber(r.rating)}${r.provisional ? "?" : ""}`, attrs);
+}
+
+const signed = (n) => (n > 0 ? `+${formatNumber(n)}` : n < 0 ? `−${formatNumber(-n)}` : "±0");
+
+/** The last rated races, newest first: day, game, place of how many, the change. */
+function showRaces(r) {
+  const section = $("player-races");
+  section.hidden = !r || !r.history.length;
+  if (section.hidden) return;
+  $("player-race-history").tBodies[0].innerHTML = r.history
+    .map(
+      (h) => `<tr><td>${h.race ? `<a href="/race/${encodeURIComponent(h.race)}/">${escapeHtml(longDate(h.at.slice(0, 10)))}</a>` : escapeHtml(longDate(h.at.slice(0, 10)))}</td>
+        <td>${escapeHtml(variantLabel(h.variant))}</td>
+        <td class="num">${escapeHtml(fmt(gettext("%(place)s of %(racers)s"), { place: formatNumber(h.place), racers: formatNumber(h.racers) }))}</td>
+        <td class="num">${formatNumber(h.after)} (${signed(h.delta)})</td></tr>`,
+    )
+    .join("");
 }
 
 try {
@@ -34,8 +66,10 @@ try {
     tile(gettext("Current streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.current), { n: p.streak.current })),
     tile(gettext("Longest streak"), fmt(ngettext("%(n)s day", "%(n)s days", p.streak.longest), { n: p.streak.longest })),
     tile(gettext("Streak freezes"), formatNumber(p.streak.tokens)),
+    raceTile(p.race_rating),
   ].join("");
   showFrozen(p.streak.frozen);
+  showRaces(p.race_rating);
   const rows = Object.entries(p.variants)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(
