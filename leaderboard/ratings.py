@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from kit.errors import Invalid, NotFound
+from races.models import Race
 from races.signals import race_finished
 
 from . import glicko2
@@ -149,20 +151,15 @@ def race_finished_rate(
 
 def race_refs(race_ids: Collection[int]) -> dict[int, str]:
     """The races' public ids (as their links name them) by pk; a race no longer
-    kept is left out.
-
-    TODO(issue 29): read them through races' model at the merge (leaderboard may
-    import races); until then the pk stands for the public id."""
-    return {race_id: str(race_id) for race_id in race_ids}
+    kept is left out."""
+    return dict(Race.objects.filter(pk__in=race_ids).values_list("pk", "slug"))
 
 
 def race_id_of(ref: str) -> int | None:
-    """The pk of the race a public id names, or None (the inverse of ``race_refs``).
-
-    TODO(issue 29): through races' model at the merge; until then the pk route."""
-    if ref.isascii() and ref.isdigit() and len(ref) <= 18:
-        return int(ref)
-    return None
+    """The pk of the race a public id names, or None (the inverse of ``race_refs``)."""
+    if not re.fullmatch(r"[a-z0-9]{1,16}", ref):  # races.urls' ids; never a NUL to PostgreSQL
+        return None
+    return Race.objects.filter(slug=ref).values_list("pk", flat=True).first()
 
 
 def _provisional(deviation: float) -> bool:

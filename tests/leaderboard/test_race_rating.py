@@ -1,7 +1,7 @@
 """The race rating's receiver and API (issue 29): ``races.signals.race_finished``
 sent with made-up standings for players made here (the race services have their
 own tests), read back through ``/api/players/{name}/`` and
-``/api/races/{race}/ratings/`` (the pk route until races' model is merged)."""
+``/api/races/{race}/ratings/``."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from kit.errors import Invalid
 from leaderboard import glicko2
 from leaderboard.models import RaceRating, RaceRatingChange
 from leaderboard.ratings import race_rate
+from races.models import Race
+from races.services import race_create
 from races.signals import race_finished
 from tests.support.api import assert_error
 
@@ -32,7 +34,10 @@ def racer(*, guest: bool = False) -> User:
 
 
 def finish(standings: list[tuple[User, int]], race: int | None = None) -> int:
-    race = next(_races) if race is None else race
+    """Announce the end of ``race`` (a race opened by the first racer if None)
+    with these standings; returns the race's pk."""
+    if race is None:
+        race = race_create(host=standings[0][0], code="SH1-C4-AAAAAAE").pk
     race_finished.send(
         sender=None,
         race_id=race,
@@ -40,6 +45,10 @@ def finish(standings: list[tuple[User, int]], race: int | None = None) -> int:
         variant="SH1-C4",
     )
     return race
+
+
+def slug(race: int) -> str:
+    return Race.objects.get(pk=race).slug
 
 
 def rating_of(user: User) -> RaceRating:
@@ -185,7 +194,7 @@ def test_the_player_record_has_the_race_rating(anon, player):
     assert rating["deviation"] == round(row.deviation) and rating["provisional"] is True
     assert rating["races"] == 1
     (entry,) = rating["history"]
-    assert entry["race"] == str(race)
+    assert entry["race"] == slug(race)
     assert (entry["place"], entry["racers"], entry["variant"]) == (1, 2, "SH1-C4")
     assert entry["delta"] == entry["after"] - entry["before"] > 0
 
@@ -203,8 +212,8 @@ def test_a_settled_rating_is_not_provisional(anon, player):
 def test_a_races_rating_changes(anon):
     a, b, c = racer(), racer(), racer()
     race = finish([(a, 2), (b, 1), (c, 2)])
-    data = anon.get(f"/api/races/{race}/ratings/").json()
-    assert data["race"] == str(race) and data["rated"] is True
+    data = anon.get(f"/api/races/{slug(race)}/ratings/").json()
+    assert data["race"] == slug(race) and data["rated"] is True
     assert [row["player"] for row in data["changes"]] == [
         b.username,
         *sorted([a.username, c.username]),
@@ -218,8 +227,9 @@ def test_a_races_rating_changes(anon):
 
 @pytest.mark.django_db
 def test_a_race_not_rated_yet_has_no_changes(anon):
-    data = anon.get("/api/races/424242/ratings/").json()
-    assert data == {"race": "424242", "rated": False, "changes": []}
+    race = race_create(host=racer(), code="SH1-C4-AAAAAAE").slug
+    data = anon.get(f"/api/races/{race}/ratings/").json()
+    assert data == {"race": race, "rated": False, "changes": []}
 
 
 @pytest.mark.django_db

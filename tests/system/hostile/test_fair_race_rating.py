@@ -11,7 +11,6 @@ the error shape and changes no rating."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from typing import Any
 
@@ -19,22 +18,23 @@ import pytest
 
 from accounts.models import User
 from leaderboard.models import RaceRating, RaceRatingChange
+from races.services import race_create
 from races.signals import race_finished
 from tests.support.api import assert_error
 from tests.support.hidden import Wire, check_cardless, prepared, secrets_of
 
-_races = itertools.count(7_000)
-
 
 def announce(standings: list[tuple[Any, int]]) -> str:
-    race = next(_races)
+    """A race opened by its winner on a practice deal, announced as ended."""
+    users = [(User.objects.get(username=c.username), p) for c, p in standings]
+    race = race_create(host=users[0][0], code="SH1-C4-AAAAAAE")
     race_finished.send(
         sender=None,
-        race_id=race,
-        standings=[(User.objects.get(username=c.username).pk, p) for c, p in standings],
+        race_id=race.pk,
+        standings=[(u.pk, p) for u, p in users],
         variant="SH1-C4",
     )
-    return str(race)  # the pk route until races' model is merged (leaderboard/ratings.py)
+    return race.slug
 
 
 def snapshot() -> list[tuple[Any, ...]]:

@@ -1,0 +1,47 @@
+"""A race played through the race rooms' API ends rated (issue 29): the race
+services announce the end after commit, the leaderboard's receiver rates it,
+and the player record and ``/api/races/{race}/ratings/`` show it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from races import services
+from tests.support.api import act
+from tests.support.search import find_win
+
+WIN_CODE = "SH1-C4-AAAAAAE"  # tests/support/search.py wins it at once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_race_played_to_its_end_is_rated(make_player, anon, monkeypatch):
+    monkeypatch.setattr(services, "COUNTDOWN", dt.timedelta(0))
+    host, rival = make_player(), make_player()
+    slug = host.send("/api/races/", {"code": WIN_CODE}).json()["id"]
+    assert rival.send(f"/api/races/{slug}/join/").status_code == 200
+    assert host.send(f"/api/races/{slug}/start/").status_code == 200
+    assert anon.get(f"/api/races/{slug}/ratings/").json() == {
+        "race": slug,
+        "rated": False,
+        "changes": [],
+    }
+    mine = host.get(f"/api/races/{slug}/").json()["you"]["attempt"]
+    theirs = rival.get(f"/api/races/{slug}/").json()["you"]["attempt"]
+    line = find_win(WIN_CODE)
+    assert line is not None
+    for seq, move in enumerate(line):
+        assert act(host, mine, seq, move.to_json()).status_code == 200
+    assert rival.send(f"/api/games/{theirs}/resign/").status_code == 200
+    assert anon.get(f"/api/races/{slug}/").json()["status"] == "finished"
+
+    rated = anon.get(f"/api/races/{slug}/ratings/").json()
+    assert rated["rated"] is True
+    assert [(c["player"], c["place"]) for c in rated["changes"]] == [
+        (host.username, 1),
+        (rival.username, 2),
+    ]
+    assert rated["changes"][0]["delta"] > 0 > rated["changes"][1]["delta"]
+    record = anon.get(f"/api/players/{host.username}/").json()["race_rating"]
+    assert record["races"] == 1 and record["history"][0]["race"] == slug
