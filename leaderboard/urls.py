@@ -4,10 +4,12 @@ from django.urls import path
 
 from .api import (
     CalendarView,
+    CirclesView,
     DifficultyView,
     LeaderboardView,
     PlayerCalendarView,
     PlayerView,
+    WeekView,
     WouldRankView,
 )
 
@@ -15,6 +17,8 @@ urlpatterns = [
     # Before the day's board, whose two free segments would take it.
     path("leaderboard/would-rank/<str:game>/", WouldRankView.as_view(), name="would-rank"),
     path("leaderboard/<str:date>/<str:variant>/", LeaderboardView.as_view(), name="leaderboard"),
+    path("leaderboard/<str:date>/<str:variant>/circles/", CirclesView.as_view(), name="circles"),
+    path("clubs/<str:slug>/week/", WeekView.as_view(), name="club-week"),
     path("players/<str:username>/", PlayerView.as_view(), name="player"),
     path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),
     path("calendar/", CalendarView.as_view(), name="calendar"),
