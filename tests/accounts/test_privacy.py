@@ -138,6 +138,7 @@ def test_the_export_holds_the_account_settings_and_games(player):
     running = finished(user_of(player), daily)
     document = export(player)
     sections = {"version", "exported_at", "account", "settings", "attempts", "decisions"}
+    sections |= {"clubs", "following"}  # issue 29: clubs/services.py
     assert set(document) == sections
     assert document["account"]["username"] == player.username
     assert "password" not in json.dumps(document["account"])
