@@ -213,6 +213,33 @@ def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
     )
 
 
+def clubs(request: HttpRequest) -> HttpResponse:
+    """``/clubs/``: my clubs, make one, join one by its code (issue 29)."""
+    if account_of(request.user) is None:
+        return _to_login(request)
+    return _page(request, "clubs.html", "clubs", prefill=("/api/clubs/",))
+
+
+def club_join(request: HttpRequest, code: str) -> HttpResponse:
+    """``/clubs/join/<code>/``: an invite link; joining is a button (a POST)."""
+    if account_of(request.user) is None:
+        return _to_login(request)
+    return _page(request, "clubs.html", "clubs", prefill=("/api/clubs/",), code=code[:32])
+
+
+def club(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/clubs/<slug>/``: a club's day and week, live (its members only; others
+    see its name). Its data come from the API."""
+    return _page(
+        request,
+        "club.html",
+        "club",
+        slug=slug,
+        today=utc_today().isoformat(),
+        variants=ALL_VARIANTS,
+    )
+
+
 def _published_day(date: str) -> dt.date:
     """The day ``date`` names (YYYY-MM-DD, as written), if its deals are published."""
     try:
