@@ -23,6 +23,7 @@ from django.utils.translation import get_language, gettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from accounts.api import account_of, guest_of
+from clubs.models import Club
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from kit.api import parse_month
@@ -230,6 +231,8 @@ def club_join(request: HttpRequest, code: str) -> HttpResponse:
 def club(request: HttpRequest, slug: str) -> HttpResponse:
     """``/clubs/<slug>/``: a club's day and week, live (its members only; others
     see its name). Its data come from the API."""
+    if not Club.objects.filter(slug=slug).exists():
+        raise Http404("No such club.")
     return _page(
         request,
         "club.html",

@@ -105,7 +105,14 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "password-reset": "/account/reset/?uid=MQ&token=x",
         "email-verify": "/account/verify/?token=x",
         "privacy": "/privacy/",
+        # Issue 29.
+        "clubs": "/clubs/",
+        "club-join": "/clubs/join/abcdefgh12345678/",
+        "club": "/clubs/{club}/",
     }
+    paths["club"] = paths["club"].format(
+        club=player.send("/api/clubs/", {"name": "Policy club"}).json()["slug"]
+    )
     not_pages = {"day-card-image"}  # a PNG: tests/frontend/test_webapp_cards.py
     # A page added to the site without a line here fails this test.
     assert set(paths) | not_pages == {p.name for p in frontend_urls.urlpatterns}
