@@ -8,7 +8,8 @@ standing; a result stored while the pages are open (its announcement sent as
 the games announce one) appears on both without a reload. The first player
 follows the second from their player page, and the leaderboard's "Following"
 filter shows the two of them only (not a third player ahead of both), each
-with their rank among them and overall. The phone's page is never wider than the
+with their rank among them and overall; the first player's result card says
+"#2 of 2 you follow · #2 of 2 in <club>". The phone's page is never wider than the
 screen."""
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import Any
 from tests.support.browser import screenshot, sign_up
 
 
-def result(server: Any, username: str, score: int, *, announce: bool = False) -> None:
-    """A finished ranked result of ``username`` on today's SH1-C4 (a win)."""
-    server.python(
+def result(server: Any, username: str, score: int, *, announce: bool = False) -> int:
+    """A finished ranked result of ``username`` on today's SH1-C4 (a win): its id."""
+    return server.python(
         "from django.utils import timezone\n"
         "from accounts.models import User\n"
         "from games.dailies import daily_deal_get, utc_today\n"
@@ -36,6 +37,7 @@ def result(server: Any, username: str, score: int, *, announce: bool = False) ->
         f" score={score}, moves=90, elapsed_ms=120_000, finished_at=timezone.now())\n"
         f"if {announce!r}:\n"
         "    result_changed.send(sender=Attempt, attempt=Attempt.objects.get(pk=a.pk))\n"
+        "result = a.pk\n"
     )
 
 
@@ -53,7 +55,7 @@ def not_wider_than_the_screen(page: Any) -> None:
 def test_a_club_made_joined_by_link_and_its_live_board(new_page, server):
     owner_page = new_page()
     owner = sign_up(owner_page)
-    result(server, owner, 700)
+    owner_result = result(server, owner, 700)
     owner_page.goto("/")
     owner_page.click("#clubs-link")
     owner_page.wait_for_url("**/clubs/")
@@ -126,3 +128,10 @@ def test_a_club_made_joined_by_link_and_its_live_board(new_page, server):
     )
     assert any(value.startswith("club:club-") for value in slug), slug
     screenshot(owner_page, "board-following")
+
+    # The result card ranks the owner among those they follow and in the club.
+    owner_page.goto(f"/play/{owner_result}/#result")
+    owner_page.wait_for_selector("#win[open] #win-circles:not([hidden])")
+    line = owner_page.inner_text("#win-circles")
+    assert line == f"#2 of 2 you follow · #2 of 2 in {name}", line
+    screenshot(owner_page, "card-circles")
