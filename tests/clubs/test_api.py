@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 
 from clubs.models import Club, Follow, Membership
-from tests.support.api import Client, assert_error
+from tests.support.api import Client, assert_error, requires_postgres, run_at_once
 from tests.support.results import daily_of, finished, user_of
 
 
@@ -354,3 +354,31 @@ def test_export_holds_clubs_and_follows_and_deletion_removes_them(make_player):
     remaining = Club.objects.get()
     assert remaining.owner.username == member.username  # handed over to the next member
     assert Membership.objects.count() == 1
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_joins_at_once_never_overfill_a_club(make_player):
+    owner = make_player()
+    club = make_club(owner, "Crowded club")
+    joiners = [make_player() for _ in range(5)]
+    with override_settings(CLUB_MEMBERS_MAX=3):
+        results = run_at_once([lambda c=c: join(c, club["code"]) for c in joiners])
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200, 200, 409, 409, 409], results
+    assert Membership.objects.filter(club__slug=club["slug"]).count() == 3
+
+
+@requires_postgres
+@pytest.mark.django_db(transaction=True)
+def test_one_name_made_at_once_makes_one_club(make_player):
+    makers = [make_player() for _ in range(4)]
+    names = ["Twin Club", "twin club", "TWIN CLUB", "Twin  Club"]
+    results = run_at_once(
+        [
+            lambda c=c, n=n: c.send("/api/clubs/", {"name": n})
+            for c, n in zip(makers, names, strict=True)
+        ]
+    )
+    assert sorted(status for status, _ in results) == [201, 409, 409, 409], results
+    assert Club.objects.count() == 1
