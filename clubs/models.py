@@ -11,9 +11,12 @@ from django.db.models import F, Q
 
 class Club(models.Model):
     name = models.CharField(max_length=40)
-    # What the name looks like (accounts/names.py's rule): unique, so no club can
-    # pass for another by case or look-alike letters.
+    # What the name looks like (accounts/names.py's rule), of the name in lower
+    # case: unique, so of two clubs named alike at once only one is stored. And of
+    # the name as written (``look_skeleton``): upper-case look-alikes (``I`` and
+    # ``l``) are mapped before case is folded, so a name is checked against both.
     name_skeleton = models.TextField(unique=True, editable=False)
+    look_skeleton = models.TextField(db_index=True, editable=False, default="")
     slug = models.SlugField(max_length=60, unique=True)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="clubs_owned"

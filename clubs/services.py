@@ -27,6 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils.text import slugify
 
 from accounts.models import User
@@ -70,12 +71,15 @@ def club_name_check(name: Any) -> str:
     return name
 
 
-def _skeleton(name: str) -> str:
-    return username_skeleton(name.replace(" ", ""))
+def _skeletons(name: str) -> tuple[str, str]:
+    """What ``name`` looks like in lower case (unique), and as written."""
+    compact = name.replace(" ", "")
+    return username_skeleton(compact.casefold()), username_skeleton(compact)
 
 
-def _refuse_taken(name: str, skeleton: str) -> None:
-    other = Club.objects.filter(name_skeleton=skeleton).values_list("name", flat=True).first()
+def _refuse_taken(name: str, skeletons: tuple[str, str]) -> None:
+    alike = Q(name_skeleton__in=skeletons) | Q(look_skeleton__in=skeletons)
+    other = Club.objects.filter(alike).values_list("name", flat=True).first()
     if other is None:
         return
     if other.lower() == name.lower():
@@ -104,8 +108,8 @@ def _lock(user: User) -> User:
 def club_create(*, user: Any, name: Any) -> Club:
     owner = account_of(user)
     name = club_name_check(name)
-    skeleton = _skeleton(name)
-    _refuse_taken(name, skeleton)
+    skeletons = _skeletons(name)
+    _refuse_taken(name, skeletons)
     try:
         with transaction.atomic():
             _lock(owner)
@@ -117,7 +121,8 @@ def club_create(*, user: Any, name: Any) -> Club:
             _check_join_cap(owner)
             club = Club.objects.create(
                 name=name,
-                name_skeleton=skeleton,
+                name_skeleton=skeletons[0],
+                look_skeleton=skeletons[1],
                 slug=_slug_for(name),
                 owner=owner,
                 code=_new_code(),
@@ -125,7 +130,7 @@ def club_create(*, user: Any, name: Any) -> Club:
             Membership.objects.create(club=club, player=owner)
             return club
     except IntegrityError:  # a club made at once took the name (or the slug)
-        _refuse_taken(name, skeleton)
+        _refuse_taken(name, skeletons)
         raise Conflict("club_name_taken", "That name was taken just now: try again.") from None
 
 

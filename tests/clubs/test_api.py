@@ -382,3 +382,11 @@ def test_one_name_made_at_once_makes_one_club(make_player):
     )
     assert sorted(status for status, _ in results) == [201, 409, 409, 409], results
     assert Club.objects.count() == 1
+
+
+@pytest.mark.parametrize("other", ["Big Ideas", "big ideas", "Blg Ideas", "BlG lDEAS"])
+def test_an_i_and_an_l_in_any_case_look_alike(make_player, other):
+    """Upper-case look-alikes are mapped before case is folded (accounts/names.py):
+    a name is checked as written and in lower case."""
+    make_club(make_player(), "BIG IDEAS")
+    assert_error(make_player().send("/api/clubs/", {"name": other}), 409, "club_name_taken")
