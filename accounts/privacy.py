@@ -37,6 +37,10 @@ export_requested = Signal()
 """Sent with ``sender=User`` and ``user``; a receiver answers ``{section: data}``
 of what its app holds about ``user``, in JSON types."""
 
+account_deleted = Signal()
+"""Sent with ``sender=User`` and ``user`` once an account is anonymised: the apps
+above drop what ties it to other players (clubs, follows: clubs/services.py)."""
+
 
 def is_deleted(user: User) -> bool:
     return user.username.startswith(DELETED_PREFIX) and not user.has_usable_password()
@@ -88,6 +92,7 @@ def account_anonymise(*, user: User) -> User:
         except IntegrityError:  # 2^48 names: a clash is all but impossible, still not an error
             continue
     sockets_close(user_id=user.pk)
+    account_deleted.send(sender=User, user=locked)
     return locked
 
 

@@ -50,6 +50,10 @@
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
 | ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames a socket may send a second; at once | 30, 600 |
 | ``WS_MAX_PER_PLAYER``, ``WS_MAX_PER_ADDRESS`` | sockets open, all daphnes (0: none) | 16, 300 |
+| ``CLUB_JOIN_RATE`` | club joins by code per player and per address (issue 29) | ``20/hour`` |
+| ``CLUB_OWN_MAX``, ``CLUB_JOIN_MAX`` | clubs a player may own; be in (owned included) | 5, 20 |
+| ``CLUB_MEMBERS_MAX`` | members a club may have | 100 |
+| ``FOLLOW_MAX`` | players one may follow | 500 |
 | ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
 | ``LOG_LEVEL`` | root log level | ``INFO`` |
 | ``LOG_FORMAT`` | ``json`` (one object a line), ``console`` | ``console`` if ``DEBUG``, else json |
@@ -214,6 +218,7 @@ INSTALLED_APPS = [
     "games",
     "races",
     "leaderboard",
+    "clubs",
     "frontend",
 ]
 
@@ -668,8 +673,15 @@ REST_FRAMEWORK = {
         "races": env.get("RACE_RATE", "30/min"),
         # Per address: the Content-Security-Policy reports a browser sends.
         "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
+        # Joining a club by code, per player and per address (issue 29): no guessing.
+        "club-joins": env.get("CLUB_JOIN_RATE", "20/hour"),
     },
 }
+# Clubs and following (issue 29, clubs/services.py): the caps.
+CLUB_OWN_MAX = int(env.get("CLUB_OWN_MAX", "5"))
+CLUB_JOIN_MAX = int(env.get("CLUB_JOIN_MAX", "20"))
+CLUB_MEMBERS_MAX = int(env.get("CLUB_MEMBERS_MAX", "100"))
+FOLLOW_MAX = int(env.get("FOLLOW_MAX", "500"))
 # Sign-ins and sign-ups hash a password (~0.4 s of CPU) on threads of their own,
 # off the one every other request runs on (accounts/signin.py).
 PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))

@@ -28,6 +28,7 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("races.urls")),
     path("api/", include("leaderboard.urls")),
+    path("api/", include("clubs.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The admin at ADMIN_PATH; its sign-in form shares the API login's throttles.
     path(f"{settings.ADMIN_PATH}login/", login_throttled(admin.site.login, count_attempt)),

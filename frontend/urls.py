@@ -24,6 +24,10 @@ urlpatterns = [
     path("daily/<str:date>/", views.daily, name="daily"),
     path("archive/", views.archive, name="archive"),
     path("players/<str:username>/", views.player, name="player"),
+    # Clubs (issue 29): mine, an invite link, a club's page.
+    path("clubs/", views.clubs, name="clubs"),
+    path("clubs/join/<str:code>/", views.club_join, name="club-join"),
+    path("clubs/<str:slug>/", views.club, name="club"),
     path("rules/", views.rules, name="rules"),
     path("offline/", views.offline, name="offline"),
     path("og/<str:date>.png", views.day_card_image, name="day-card-image"),

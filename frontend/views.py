@@ -23,6 +23,7 @@ from django.utils.translation import get_language, gettext
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from accounts.api import account_of, guest_of
+from clubs.models import Club
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS, EngineError, parse_variant
 from kit.api import parse_month
@@ -211,6 +212,35 @@ def leaderboard(request: HttpRequest, date: str, variant: str) -> HttpResponse:
         variant=canonical,
         variants=ALL_VARIANTS,
         today=utc_today().isoformat(),
+    )
+
+
+def clubs(request: HttpRequest) -> HttpResponse:
+    """``/clubs/``: my clubs, make one, join one by its code (issue 29)."""
+    if account_of(request.user) is None:
+        return _to_login(request)
+    return _page(request, "clubs.html", "clubs", prefill=("/api/clubs/",))
+
+
+def club_join(request: HttpRequest, code: str) -> HttpResponse:
+    """``/clubs/join/<code>/``: an invite link; joining is a button (a POST)."""
+    if account_of(request.user) is None:
+        return _to_login(request)
+    return _page(request, "clubs.html", "clubs", prefill=("/api/clubs/",), code=code[:32])
+
+
+def club(request: HttpRequest, slug: str) -> HttpResponse:
+    """``/clubs/<slug>/``: a club's day and week, live (its members only; others
+    see its name). Its data come from the API."""
+    if not Club.objects.filter(slug=slug).exists():
+        raise Http404("No such club.")
+    return _page(
+        request,
+        "club.html",
+        "club",
+        slug=slug,
+        today=utc_today().isoformat(),
+        variants=ALL_VARIANTS,
     )
 
 

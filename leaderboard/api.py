@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from clubs.services import follows
 from games.api import ERRORS
 from games.dailies import utc_today
 from games.difficulty import difficulty_month
@@ -26,11 +27,13 @@ from kit.api import GameIdConverter, parse_date, parse_month
 from kit.errors import NotFound
 from kit.http import ApiError
 
+from .circles import circles, filtered_board, player_club_ranks, week_standing
 from .ratings import race_rating_changes
 from .selectors import (
     calendar_month,
     leaderboard_for_day,
     player_calendar,
+    player_get,
     player_record,
     would_rank,
 )
@@ -65,6 +68,13 @@ class LeaderboardSerializer(serializers.Serializer):
     replays_closed_reason = serializers.CharField(
         allow_null=True, help_text="why not yet, in a sentence"
     )
+    filter = inline_serializer(
+        "BoardFilter",
+        {"club": serializers.CharField(allow_null=True), "following": serializers.BooleanField()},
+        required=False,
+        help_text="only with ?club= or ?following=1: the rows are that circle's, each with"
+        " its 'rank' in the circle and its 'global_rank' on the whole board",
+    )
 
 
 class VariantRecord(serializers.Serializer):
@@ -94,6 +104,28 @@ class PlayerSerializer(serializers.Serializer):
                 help_text="the days a freeze was spent on: no win, the streak went on",
             ),
         },
+    )
+    following = serializers.BooleanField(
+        allow_null=True, help_text="you follow this player (null: signed out, or yourself)"
+    )
+    club = inline_serializer(
+        "PlayerClubRanks",
+        {
+            "slug": serializers.CharField(),
+            "name": serializers.CharField(),
+            "results": inline_serializer(
+                "PlayerClubRank",
+                {
+                    "date": serializers.DateField(),
+                    "variant": serializers.CharField(),
+                    "rank": serializers.IntegerField(),
+                    "count": serializers.IntegerField(),
+                },
+                many=True,
+            ),
+        },
+        required=False,
+        help_text="only with ?club=: the player's rank among the club's members per daily",
     )
     disqualified = serializers.IntegerField(help_text="results staff took off the board")
     disqualifications = inline_serializer(
@@ -158,11 +190,37 @@ class LeaderboardView(APIView):
             OpenApiParameter("date", OpenApiTypes.DATE, OpenApiParameter.PATH),
             OpenApiParameter("variant", str, OpenApiParameter.PATH, enum=ALL_VARIANTS),
             OpenApiParameter("page", int, required=False),
+            OpenApiParameter(
+                "club",
+                str,
+                required=False,
+                description="a club's slug: its members' rows only (members only)",
+            ),
+            OpenApiParameter(
+                "following",
+                str,
+                required=False,
+                enum=["1"],
+                description="1: the rows of the players you follow, and yours",
+            ),
         ],
         responses={200: LeaderboardSerializer, **ERRORS},
         summary="A daily deal's ranking (RULES.md C11)",
     )
     def get(self, request: Request, date: str, variant: str) -> Response:
+        club = request.query_params.get("club")
+        following = _following(request)
+        if club is not None or following:
+            return Response(
+                filtered_board(
+                    date=parse_date(date),
+                    variant=variant,
+                    viewer=request.user,
+                    club=club,
+                    following=following,
+                    page=_page(request),
+                )
+            )
         return Response(
             leaderboard_for_day(
                 date=parse_date(date), variant=variant, viewer=request.user, page=_page(request)
@@ -200,12 +258,91 @@ class RaceRatingsView(APIView):
         return Response(race_rating_changes(race=race))
 
 
+def _following(request: Request) -> bool:
+    raw = request.query_params.get("following")
+    if raw is None or raw == "0":
+        return False
+    if raw == "1":
+        return True
+    raise ApiError(400, "bad_following", "'following' is 1 (or 0).")
+
+
+class CirclesSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    variant = serializers.CharField()
+    following = inline_serializer(
+        "CircleRank",
+        {"rank": serializers.IntegerField(), "count": serializers.IntegerField()},
+        allow_null=True,
+        help_text="your rank among the players you follow and you (null: you follow no one"
+        " or have no result)",
+    )
+    clubs = inline_serializer(
+        "ClubRank",
+        {
+            "slug": serializers.CharField(),
+            "name": serializers.CharField(),
+            "rank": serializers.IntegerField(),
+            "count": serializers.IntegerField(),
+        },
+        many=True,
+    )
+
+
+class CirclesView(APIView):
+    @extend_schema(
+        responses={200: CirclesSerializer, **ERRORS},
+        summary="Your rank on a daily among those you follow and in each of your clubs",
+    )
+    def get(self, request: Request, date: str, variant: str) -> Response:
+        return Response(circles(date=parse_date(date), variant=variant, viewer=request.user))
+
+
+class WeekView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "week",
+                str,
+                required=False,
+                description="YYYY-Www (ISO week); this week if left out",
+            )
+        ],
+        responses={200: OpenApiTypes.OBJECT, **ERRORS},
+        summary="A club's weekly standing (members only)",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(
+            week_standing(slug=slug, viewer=request.user, week=request.query_params.get("week"))
+        )
+
+
 class PlayerView(APIView):
     permission_classes = (AllowAny,)
 
-    @extend_schema(responses={200: PlayerSerializer, **ERRORS}, summary="A player's record")
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "club", str, required=False, description="a club's slug (members only)"
+            )
+        ],
+        responses={200: PlayerSerializer, **ERRORS},
+        summary="A player's record",
+    )
     def get(self, request: Request, username: str) -> Response:
-        return Response(player_record(username=username))
+        record = player_record(username=username)
+        viewer = request.user
+        record["following"] = (
+            follows(follower=viewer, followed=player_get(username=username))
+            if viewer.is_authenticated
+            and not getattr(viewer, "is_guest", False)
+            and viewer.get_username() != record["username"]
+            else None
+        )
+        club = request.query_params.get("club")
+        if club is not None:
+            record["club"] = player_club_ranks(username=username, club=club, viewer=viewer)
+        return Response(record)
 
 
 RESULTS = ["won", "resigned", "abandoned", "playing", "disqualified", "failed_check"]

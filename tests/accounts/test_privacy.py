@@ -145,6 +145,8 @@ def test_the_export_holds_the_account_settings_and_games(player):
         "reminders",
         "attempts",
         "decisions",
+        "clubs",  # issue 29: clubs/services.py
+        "following",
     }
     assert set(document) == sections
     assert document["account"]["username"] == player.username

@@ -109,7 +109,14 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "privacy": "/privacy/",
         "result": f"/r/{finished(user_of(player), daily_of(days_ago=1)).pk}/",
         "race": "/race/abcdefghij/",  # no such race: the room page says so
+        # Issue 29.
+        "clubs": "/clubs/",
+        "club-join": "/clubs/join/abcdefgh12345678/",
+        "club": "/clubs/{club}/",
     }
+    paths["club"] = paths["club"].format(
+        club=player.send("/api/clubs/", {"name": "Policy club"}).json()["slug"]
+    )
     # PNGs: tests/frontend/test_webapp_cards.py, tests/frontend/test_result_share.py
     not_pages = {"day-card-image", "result-card-image"}
     # A page added to the site without a line here fails this test.

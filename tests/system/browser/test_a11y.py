@@ -14,6 +14,7 @@ revealed deals and today's sealed ones, the leaderboard with a result on it.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from typing import Any
 
 import pytest
@@ -95,6 +96,7 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height, sc
     finished = played(player, EASY_HARP, 4)
     api(player, "POST", f"/api/games/{finished}/resign/")
     yesterday = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
+    club = api(player, "POST", "/api/clubs/", {"name": f"Axe {secrets.token_hex(4)}"})["slug"]
     pages = [
         (anonymous, "lobby-signed-out", "/"),
         (anonymous, "signup", "/signup/"),
@@ -113,6 +115,9 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height, sc
         (player, "archive", "/archive/"),
         (anonymous, "archive-signed-out", "/archive/"),
         (anonymous, "not-found", "/players/nobody-has-this-name/"),
+        (player, "clubs", "/clubs/"),  # issue 29
+        (player, "club", f"/clubs/{club}/"),
+        (watcher, "club-outside", f"/clubs/{club}/"),
     ]
     found: dict[str, list[str]] = {}
     folder = ARTIFACTS / "sizes"

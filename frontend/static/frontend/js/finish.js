@@ -185,12 +185,38 @@ export class Finish {
     $("win-streak-row").hidden = !(ranked && streak != null);
     $("win-streak").textContent = fmt(ngettext("%(n)s day", "%(n)s days", streak || 0), { n: formatNumber(streak || 0) });
     this.fillWouldRank();
+    this.fillCircles(ranked);
     // Only a win on a daily deal is shared: it links to its day's page (a random deal has none).
     $("win-share").hidden = !(won && game.daily);
     $("win-replay").href = `/replay/${game.id}/`;
     const board = game.daily ? `/leaderboard/${game.daily}/${game.variant}/` : null;
     $("win-leaderboard").hidden = !board;
     if (board) $("win-leaderboard").href = board;
+  }
+
+  /** "#3 of 12 you follow · #2 of 5 in Harp Heroes" (issue 29): the same board, in circles. */
+  fillCircles(ranked) {
+    const circles = ranked ? this.figures.circles : null;
+    const parts = [];
+    if (circles?.following) {
+      parts.push(
+        fmt(gettext("#%(rank)s of %(count)s you follow"), {
+          rank: formatNumber(circles.following.rank),
+          count: formatNumber(circles.following.count),
+        }),
+      );
+    }
+    for (const club of circles?.clubs || []) {
+      parts.push(
+        fmt(gettext("#%(rank)s of %(count)s in %(club)s"), {
+          rank: formatNumber(club.rank),
+          count: formatNumber(club.count),
+          club: club.name,
+        }),
+      );
+    }
+    $("win-circles").hidden = !parts.length;
+    $("win-circles").textContent = parts.join(" · ");
   }
 
   /** "Would have ranked #k of N on DATE, better than p%" (a practice of a past daily). */
@@ -216,7 +242,7 @@ export class Finish {
   async load() {
     const game = this.game;
     const asks = [this.par(game).then((par) => (this.figures.par = par))];
-    if (game.ranked && game.daily && !game.guest) asks.push(this.loadRank(), this.loadStreak());
+    if (game.ranked && game.daily && !game.guest) asks.push(this.loadRank(), this.loadStreak(), this.loadCircles());
     if (mayHaveADay(game)) asks.push(this.loadWouldRank());
     asks.push(showOutcomes($("win"), game)); // the day's histogram, this result marked
     await Promise.allSettled(asks);
@@ -228,6 +254,11 @@ export class Finish {
     const data = await get(`/api/leaderboard/${game.daily}/${game.variant}/`);
     this.figures.rank = data.me?.rank ?? null;
     this.figures.count = data.count;
+  }
+
+  async loadCircles() {
+    const game = this.game;
+    this.figures.circles = await get(`/api/leaderboard/${game.daily}/${game.variant}/circles/`);
   }
 
   /** Only a past daily's deal has an answer; the server says whether this is one

@@ -10,8 +10,14 @@ import { showConnection } from "./socket.js";
 const $ = (id) => document.getElementById(id);
 const root = $("leaderboard");
 const { date, variant } = root.dataset;
-let page = Number(new URLSearchParams(location.search).get("page")) || 1;
+const query = new URLSearchParams(location.search);
+let page = Number(query.get("page")) || 1;
 let pages = 1;
+// The board filtered to a circle (issue 29): ?club=<slug> or ?following=1; the
+// rows are then that circle's, ranked among it, each with its overall rank.
+let filter = query.get("club") ? `club:${query.get("club")}` : query.get("following") === "1" ? "following" : "";
+const filterQuery = () =>
+  filter === "following" ? "&following=1" : filter.startsWith("club:") ? `&club=${encodeURIComponent(filter.slice(5))}` : "";
 
 // Why the replays are closed is the server's sentence (`replays_closed_reason`);
 // the ones it is known to send are shown in the player's language, any other as sent.
@@ -43,7 +49,9 @@ function row(r, me) {
     : `<span class="pending" title="${escapeHtml(gettext("being checked"))}">…<span class="sr-only">${escapeHtml(gettext("pending"))}</span></span>`;
   const classes = [mine ? "me" : "", r.won ? "" : "not-won"].filter(Boolean).join(" ");
   return `<tr data-player="${escapeHtml(r.player)}"${classes ? ` class="${classes}"` : ""}${mine ? ' aria-current="true"' : ""}>
-    <td class="num rank">${formatNumber(r.rank)}</td>
+    <td class="num rank">${formatNumber(r.rank)}${
+      r.global_rank ? ` <small class="global-rank" title="${escapeHtml(gettext("Overall rank"))}">(${escapeHtml(fmt(gettext("#%(rank)s overall"), { rank: formatNumber(r.global_rank) }))})</small>` : ""
+    }</td>
     <td><a href="/players/${encodeURIComponent(r.player)}/">${escapeHtml(r.player)}</a></td>
     <td class="col-result ${r.won ? "won" : "lost"}">${escapeHtml(result)}</td>
     <td class="num">${formatNumber(r.score)}</td>
@@ -56,7 +64,7 @@ function row(r, me) {
 
 async function load() {
   try {
-    const data = await get(`/api/leaderboard/${date}/${variant}/?page=${page}`);
+    const data = await get(`/api/leaderboard/${date}/${variant}/?page=${page}${filterQuery()}`);
     pages = data.pages;
     $("lb-rows").innerHTML = data.results.map((r) => row(r, data.me)).join("");
     $("lb-empty").hidden = data.results.length > 0;
@@ -88,10 +96,45 @@ function go(next) {
   load();
 }
 
+const select = $("lb-filter");
+if (select) {
+  // My clubs join the choices; the variant tabs and the date picker keep the filter.
+  get("/api/clubs/")
+    .then(({ clubs }) => {
+      for (const club of clubs) select.add(new Option(club.name, `club:${club.slug}`));
+      select.value = filter;
+    })
+    .catch(() => {});
+  select.value = filter;
+  select.addEventListener("change", () => {
+    filter = select.value;
+    const url = new URL(location.href);
+    url.searchParams.delete("club");
+    url.searchParams.delete("following");
+    url.searchParams.delete("page");
+    if (filter === "following") url.searchParams.set("following", "1");
+    else if (filter) url.searchParams.set("club", filter.slice(5));
+    history.replaceState(null, "", url);
+    keepFilter();
+    page = 1;
+    load();
+  });
+}
+
+/** The variant tabs keep the filter chosen. */
+function keepFilter() {
+  for (const tab of document.querySelectorAll("#lb-tabs .tab")) {
+    const url = new URL(tab.href);
+    url.search = filterQuery().replace(/^&/, "");
+    tab.href = url.pathname + url.search;
+  }
+}
+keepFilter();
+
 $("lb-prev").addEventListener("click", () => go(page - 1));
 $("lb-next").addEventListener("click", () => go(page + 1));
 $("lb-date").addEventListener("change", (e) => {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(e.target.value)) location.href = `/leaderboard/${e.target.value}/${variant}/`;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(e.target.value)) location.href = `/leaderboard/${e.target.value}/${variant}/${filterQuery().replace(/^&/, "?")}`;
 });
 
 followLeaderboard(date, variant, {

@@ -4,7 +4,7 @@
 
 import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
-import { get } from "./api.js";
+import { api, get, post } from "./api.js";
 
 const $ = (id) => document.getElementById(id);
 const username = $("player").dataset.username;
@@ -53,6 +53,24 @@ function showRaces(r) {
     )
     .join("");
 }
+/** Follow or stop following (issue 29): null when signed out or on one's own page. */
+function showFollow(following) {
+  const button = $("player-follow");
+  button.hidden = following == null;
+  button.setAttribute("aria-pressed", String(Boolean(following)));
+  button.textContent = following ? gettext("Following ✓") : gettext("Follow");
+}
+
+$("player-follow").addEventListener("click", async (e) => {
+  const following = e.currentTarget.getAttribute("aria-pressed") === "true";
+  const path = `/api/players/${encodeURIComponent(username)}/follow/`;
+  try {
+    const answer = following ? await api(path, { method: "DELETE" }) : await post(path);
+    showFollow(answer.following);
+  } catch (err) {
+    $("player-error").textContent = err.message;
+  }
+});
 
 try {
   const p = await get(`/api/players/${encodeURIComponent(username)}/`);
@@ -70,6 +88,7 @@ try {
   ].join("");
   showFrozen(p.streak.frozen);
   showRaces(p.race_rating);
+  showFollow(p.following);
   const rows = Object.entries(p.variants)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(

@@ -1,0 +1,137 @@
+"""Clubs and following in real browsers (issue 29, deliverables 2 and 3).
+
+A player makes a club on /clubs/ and copies its invite link; a second player,
+in a browser context of their own on a 360-px phone, opens the link and joins.
+Both then see the club's board of today's Seahaven Towers (4 cells) with their
+results, ranked among the members with their overall rank, and the weekly
+standing; a result stored while the pages are open (its announcement sent as
+the games announce one) appears on both without a reload. The first player
+follows the second from their player page, and the leaderboard's "Following"
+filter shows the two of them only (not a third player ahead of both), each
+with their rank among them and overall; the first player's result card says
+"#2 of 2 you follow · #2 of 2 in <club>". The phone's page is never wider than the
+screen."""
+
+from __future__ import annotations
+
+import datetime as dt
+import secrets
+from typing import Any
+
+from tests.support.browser import screenshot, sign_up
+
+
+def result(server: Any, username: str, score: int, *, announce: bool = False) -> int:
+    """A finished ranked result of ``username`` on today's SH1-C4 (a win): its id."""
+    return server.python(
+        "from django.utils import timezone\n"
+        "from accounts.models import User\n"
+        "from games.dailies import daily_deal_get, utc_today\n"
+        "from games.models import Attempt\n"
+        "from games.services import _create_attempt\n"
+        "from games.signals import result_changed\n"
+        "daily = daily_deal_get(date=utc_today(), variant='SH1-C4')\n"
+        f"user = User.objects.get(username={username!r})\n"
+        "a = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)\n"
+        "Attempt.objects.filter(pk=a.pk).update(status='won', won=True, verified=True,"
+        f" score={score}, moves=90, elapsed_ms=120_000, finished_at=timezone.now())\n"
+        f"if {announce!r}:\n"
+        "    result_changed.send(sender=Attempt, attempt=Attempt.objects.get(pk=a.pk))\n"
+        "result = a.pk\n"
+    )
+
+
+def rows(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        '[data-club-variant="SH1-C4"] tbody tr[data-player]', "rs => rs.map(r => r.dataset.player)"
+    )
+
+
+def not_wider_than_the_screen(page: Any) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
+
+
+def test_a_club_made_joined_by_link_and_its_live_board(new_page, server):
+    owner_page = new_page()
+    owner = sign_up(owner_page)
+    owner_result = result(server, owner, 700)
+    owner_page.goto("/")
+    owner_page.click("#clubs-link")
+    owner_page.wait_for_url("**/clubs/")
+    name = f"Club {secrets.token_hex(3)}"
+    owner_page.fill("#club-name", name)
+    owner_page.keyboard.press("Enter")  # by keyboard: the form submits
+    owner_page.wait_for_url("**/clubs/club-*/")
+    owner_page.wait_for_selector("#club-inside:not([hidden])")
+    assert owner_page.inner_text("#club-name") == name
+    invite = owner_page.inner_text("#club-invite")
+    assert "/clubs/join/" in invite
+
+    phone = new_page(width=360, height=640)
+    member = sign_up(phone)
+    phone.goto(invite)
+    phone.click("#club-invite-join")
+    phone.wait_for_url(owner_page.url)
+    phone.wait_for_selector(f'[data-club-variant="SH1-C4"] tr[data-player="{owner}"]')
+    assert rows(phone) == [owner]
+    phone.wait_for_selector(f'#club-members li[data-player="{member}"]')
+
+    # A result while both pages are open: it comes over the day's board socket.
+    owner_page.reload()
+    owner_page.wait_for_selector(f'#club-members li[data-player="{member}"]')
+    owner_page.wait_for_selector("#connection[data-state=open]")
+    phone.wait_for_selector("#connection[data-state=open]")
+    result(server, member, 800, announce=True)
+    for page in (owner_page, phone):
+        page.wait_for_function(
+            """n => [...document.querySelectorAll(
+                '[data-club-variant="SH1-C4"] tbody tr[data-player]')]
+                .map(r => r.dataset.player).join() === n""",
+            arg=f"{member},{owner}",
+        )
+        cells = page.inner_text(f'[data-club-variant="SH1-C4"] tr[data-player="{member}"] .rank')
+        assert cells.strip() == "1"
+        page.wait_for_selector(f'#week-rows tr[data-player="{member}"]')
+    week = phone.eval_on_selector_all(
+        "#week-rows tr",
+        "rs => rs.map(r => [r.dataset.player, r.querySelector('.points').textContent])",
+    )
+    assert week == [[member, "2"], [owner, "1"]]
+    not_wider_than_the_screen(phone)
+    screenshot(phone, "club-phone")
+    screenshot(owner_page, "club-desk")
+
+    # Following: the owner follows the member; the board's filter shows the two.
+    owner_page.goto(f"/players/{member}/")
+    owner_page.click("#player-follow[aria-pressed=false]")
+    owner_page.wait_for_selector("#player-follow[aria-pressed=true]")
+    stranger = f"s{secrets.token_hex(4)}"  # on the board, neither followed nor in the club
+    server.python(
+        f"from accounts.models import User\nUser.objects.create_user(username={stranger!r})"
+    )
+    result(server, stranger, 900)
+    owner_page.goto(f"/leaderboard/{dt.datetime.now(dt.UTC).date().isoformat()}/SH1-C4/")
+    owner_page.wait_for_selector(f'#lb-rows tr[data-player="{stranger}"]')
+    owner_page.select_option("#lb-filter", "following")
+    owner_page.wait_for_function(
+        """n => [...document.querySelectorAll('#lb-rows tr')]
+            .map(r => r.dataset.player).join() === n""",
+        arg=f"{member},{owner}",
+    )
+    assert "following=1" in owner_page.url
+    rank = owner_page.inner_text(f'#lb-rows tr[data-player="{owner}"] .rank')
+    assert rank.startswith("2") and "#3 overall" in rank, rank
+    # The club is a choice of the filter too.
+    slug = owner_page.evaluate(
+        "() => [...document.querySelectorAll('#lb-filter option')].map(o => o.value)"
+    )
+    assert any(value.startswith("club:club-") for value in slug), slug
+    screenshot(owner_page, "board-following")
+
+    # The result card ranks the owner among those they follow and in the club.
+    owner_page.goto(f"/play/{owner_result}/#result")
+    owner_page.wait_for_selector("#win[open] #win-circles:not([hidden])")
+    line = owner_page.inner_text("#win-circles")
+    assert line == f"#2 of 2 you follow · #2 of 2 in {name}", line
+    screenshot(owner_page, "card-circles")
