@@ -59,7 +59,9 @@ def _valid(serializer_class: type[StrictSerializer], request: Request) -> dict:
 
 
 class ClubsView(APIView):
-    @extend_schema(responses={200: ClubsSerializer, **ERRORS}, summary="Your clubs")
+    @extend_schema(
+        responses={200: ClubsSerializer, **ERRORS}, summary="Your clubs", operation_id="clubs_list"
+    )
     def get(self, request: Request) -> Response:
         user = services.account_of(request.user)
         return Response(
