@@ -318,9 +318,12 @@ def _end(race: Race) -> None:
     race.status, race.finished_at = Race.Status.FINISHED, now
     Race.objects.filter(pk=race.pk).update(status=race.status, finished_at=now)
     _changed(race)
-    started = [r for r in racers if r.attempt_id is not None]
-    if len(started) >= MIN_CAPACITY:
-        result = [(r.player_id, places[r.pk]) for r in sorted(started, key=lambda r: places[r.pk])]
+    # Rated: the racers who made a move. One who joined and never played is no
+    # opponent beaten (a second account would otherwise feed a rating).
+    moved = set(Attempt.objects.filter(racer__race=race, seq__gt=0).values_list("pk", flat=True))
+    raced = [r for r in racers if r.attempt_id in moved]
+    if len(raced) >= MIN_CAPACITY:
+        result = [(r.player_id, places[r.pk]) for r in sorted(raced, key=lambda r: places[r.pk])]
         race_id, variant = race.pk, race.variant
         after_commit(
             lambda: race_finished.send(
