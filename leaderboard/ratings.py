@@ -227,3 +227,36 @@ def race_rating_changes(*, race: str) -> dict[str, Any]:
             for change in changes
         ],
     }
+
+
+def rating_export(*, user: User) -> dict[str, Any]:
+    """The race rating's section of a player's export (issue 28): the rating as
+    stored and every change a race made to it."""
+    row = RaceRating.objects.filter(player=user).first()
+    changes = RaceRatingChange.objects.filter(player=user).order_by("created_at", "pk")
+    refs = race_refs({change.race_id for change in changes})
+    return {
+        "race_rating": None
+        if row is None
+        else {
+            "rating": row.rating,
+            "deviation": row.deviation,
+            "volatility": row.volatility,
+            "races": row.races,
+            "updated_at": row.updated_at.isoformat(),
+            "changes": [
+                {
+                    "race": refs.get(change.race_id),
+                    "variant": change.variant,
+                    "place": change.place,
+                    "racers": change.racers,
+                    "before": change.before,
+                    "after": change.after,
+                    "deviation_before": change.deviation_before,
+                    "deviation_after": change.deviation_after,
+                    "at": change.created_at.isoformat(),
+                }
+                for change in changes
+            ],
+        }
+    }

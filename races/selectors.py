@@ -190,3 +190,28 @@ def races_for(*, player: User, invited: bool) -> list[dict[str, Any]]:
             .values_list("slug", flat=True)[:50]
         )
     return [race_json(race_get(slug=slug), viewer=player) for slug in slugs]
+
+
+def races_export(*, user: User) -> dict[str, Any]:
+    """The races' section of a player's export (issue 28): every room they joined
+    or hosted, their place and game in it, and the invitations they were sent.
+    Not the other racers (their names are theirs)."""
+    return {
+        "races": [
+            {
+                "race": racer.race.slug,
+                "variant": racer.race.variant,
+                "host": racer.race.host_id == user.pk,
+                "status": racer.status,
+                "place": racer.place,
+                "game": racer.attempt_id,
+                "joined_at": racer.joined_at.isoformat(),
+                "finished_at": _iso(racer.finished_at),
+            }
+            for racer in Racer.objects.filter(player=user).select_related("race").order_by("pk")
+        ],
+        "race_invites": [
+            {"race": invite.race.slug, "at": invite.created_at.isoformat()}
+            for invite in RaceInvite.objects.filter(player=user).select_related("race")
+        ],
+    }

@@ -147,6 +147,9 @@ def test_the_export_holds_the_account_settings_and_games(player):
         "decisions",
         "clubs",  # issue 29: clubs/services.py
         "following",
+        "races",  # issue 29: races/selectors.py
+        "race_invites",
+        "race_rating",  # issue 29: leaderboard/ratings.py
     }
     assert set(document) == sections
     assert document["account"]["username"] == player.username

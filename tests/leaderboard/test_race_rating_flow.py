@@ -47,6 +47,15 @@ def test_a_race_played_to_its_end_is_rated(make_player, anon, monkeypatch):
     record = anon.get(f"/api/players/{host.username}/").json()["race_rating"]
     assert record["races"] == 1 and record["history"][0]["race"] == slug
 
+    # The racer's export (issue 28) holds the room and the rating's change; the
+    # other racers' names stay theirs.
+    export = host.get("/api/auth/export/").json()
+    assert [(r["race"], r["place"], r["game"], r["host"]) for r in export["races"]] == [
+        (slug, 1, mine, True)
+    ]
+    assert [c["race"] for c in export["race_rating"]["changes"]] == [slug]
+    assert rival.username not in str(export["races"]) + str(export["race_rating"])
+
 
 @pytest.mark.django_db(transaction=True)
 def test_a_racer_who_never_moved_is_not_rated_nor_beaten(make_player, anon, monkeypatch):
