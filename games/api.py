@@ -145,7 +145,9 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
     player = serializers.CharField()
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
-    elapsed_ms = serializers.IntegerField()
+    elapsed_ms = serializers.IntegerField(
+        help_text="server time since the start; negative while a race's countdown runs"
+    )
     score = serializers.IntegerField()
     moves = serializers.IntegerField()
     won = serializers.BooleanField()

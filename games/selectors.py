@@ -46,9 +46,16 @@ def _iso(moment: dt.datetime | None) -> str | None:
 
 
 def attempt_elapsed_ms(attempt: Attempt, now: dt.datetime | None = None) -> int:
+    """The clock a player sees: the server's time since the start, or once over
+    the time kept. Negative while a race's countdown runs (the clock starts at
+    the race's ``starts_at``, ahead of the game's making): a client's clock
+    running on from it shows 0:00 until the start, whatever the client's time."""
     if attempt.elapsed_ms is not None:
         return attempt.elapsed_ms
-    return attempt.ms_since_start(now or timezone.now())
+    now = now or timezone.now()
+    if attempt.started_at > now:
+        return -int((attempt.started_at - now).total_seconds() * 1000)
+    return attempt.ms_since_start(now)
 
 
 def secret(daily: DailyDeal | None) -> bool:

@@ -202,6 +202,10 @@ def test_no_move_counts_before_the_countdown_ends(make_player):
     assert race["starts_at"] > race["created_at"]
     mine = get(host, slug)["you"]["attempt"]
     assert_error(act(host, mine, 0, FIRST), 409, "not_started")
+    # The game's clock counts down to the start: the client's clock, running on
+    # from the server's elapsed_ms, shows 0:00 until then (never the countdown's time).
+    elapsed = host.get(f"/api/games/{mine}/").json()["elapsed_ms"]
+    assert -services.COUNTDOWN.total_seconds() * 1000 <= elapsed < 0
 
 
 @pytest.mark.django_db
