@@ -275,15 +275,17 @@ def test_open_sockets_go_up_and_back_down(servers: Servers):
         sign_up(f"m{secrets.token_hex(4)}", servers.port),
     )
     game = player.expect("POST", "/api/games/", {"code": CODE}, status=201)
+    room = player.expect("POST", "/api/races/", {"code": CODE}, status=201)
     today = dt.datetime.now(dt.UTC).date().isoformat()
     sockets = [
         open_socket(servers.port, f"/ws/games/{game['id']}/", player),
         open_socket(servers.port, f"/ws/games/{game['id']}/", spectator),
         open_socket(servers.port, f"/ws/leaderboard/{today}/SH1-C4/", None),
+        open_socket(servers.port, f"/ws/races/{room['id']}/", None),  # a spectator
     ]
     try:
         for ws in sockets:
-            assert receive(ws, deadline=soon())["type"] in ("snapshot", "subscribed")
+            assert receive(ws, deadline=soon())["type"] in ("snapshot", "subscribed", "race")
         figures = servers.figures()
         for kind in SOCKET_KINDS:
             assert value(figures, "patience_websockets_open", kind=kind) == 1, kind
