@@ -20,6 +20,8 @@ traceback included, passes ``mask_addresses`` last: each IP address written in
 it becomes its network — an IPv4 address its /24 (``203.0.113.0/24``), an IPv6
 one its /48 (``2001:db8:1::/48``). Enough to see that lines come from one
 network, never whose device: not an address of a person, and nothing to keep.
+The loopback and unspecified addresses (``127.0.0.1``, ``0.0.0.0``, ``::1``,
+``::``) stay as written: they name where a server listens, never a person.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def _masked(found: re.Match[str]) -> str:
         return text  # a clock, a ratio, a version: not an address
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
+    if address.is_loopback or address.is_unspecified:
+        return text  # this machine, or every address: where a server listens, no one's
     prefix = IPV4_PREFIX if address.version == 4 else IPV6_PREFIX
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 

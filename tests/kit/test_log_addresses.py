@@ -86,8 +86,21 @@ def test_what_is_no_address_is_left_as_written(text):
     [
         ("from 10.1.2.3.", "from 10.1.2.0/24."),
         ("fe80::1 and 2001:db8::7", "fe80::/48 and 2001:db8::/48"),
-        ("x=127.0.0.1,y=8.8.8.8", "x=127.0.0.0/24,y=8.8.8.0/24"),
+        ("x=10.0.0.1,y=8.8.8.8", "x=10.0.0.0/24,y=8.8.8.0/24"),
+        ("::ffff:198.51.100.7 came", "198.51.100.0/24 came"),
     ],
 )
 def test_an_address_becomes_its_network(text, masked):
     assert mask_text(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Listening on TCP address 127.0.0.1:8000",  # daphne's start, as an operator reads it
+        "interface=0.0.0.0",
+        "bound to [::1]:8000 and :: too",
+    ],
+)
+def test_where_a_server_listens_is_left_as_written(text):
+    assert mask_text(text) == text
