@@ -110,7 +110,11 @@ export function racerStatusLabel(status) {
 }
 
 export function raceStatusLabel(race) {
-  if (race.status === "open") return gettext("Waiting for the host to start");
+  if (race.status === "open") {
+    return race.you && race.you.host
+      ? gettext("Start the race when everyone is in")
+      : gettext("Waiting for the host to start");
+  }
   if (race.status === "running") return gettext("Racing");
   return gettext("The race is over");
 }
