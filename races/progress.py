@@ -65,13 +65,26 @@ class _RedisRooms:
     def client(self) -> Any:
         return get_redis_connection("default")
 
-    def note(self, slug: str, player: str, entry: str) -> bool:
-        """Keep ``entry`` as ``player``'s latest; whether this call opened the gate."""
-        pipe = self.client().pipeline(transaction=False)
-        pipe.hset(f"race:dirty:{slug}", player, entry)
-        pipe.expire(f"race:dirty:{slug}", PROGRESS_KEEP_S)
-        pipe.set(f"race:gate:{slug}", 1, nx=True, px=GATE_MS)
-        return bool(pipe.execute()[2])
+    NOTE = """
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+    redis.call('EXPIRE', KEYS[1], ARGV[3])
+    if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[4]) then return 1 end
+    if redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[5]) then return 2 end
+    return 0
+    """
+    """``note`` in one round trip, in the action's thread: the entry kept, then
+    the gate tried, then (the gate closed) ``pending``."""
+
+    def note(self, slug: str, player: str, entry: str) -> tuple[bool, bool]:
+        """Keep ``entry`` as ``player``'s latest; whether this call opened the
+        gate, and (if not) whether it made ``pending``."""
+        keys = [f"race:dirty:{slug}", f"race:gate:{slug}", f"race:pending:{slug}"]
+        done = self._note(keys=keys, args=[player, entry, PROGRESS_KEEP_S, GATE_MS, 20 * GATE_MS])
+        return done == 1, done == 2
+
+    @functools.cached_property
+    def _note(self) -> Any:
+        return self.client().register_script(self.NOTE)
 
     def gate(self, slug: str) -> bool:
         return bool(self.client().set(f"race:gate:{slug}", 1, nx=True, px=GATE_MS))
@@ -99,10 +112,11 @@ class _LocalRooms:
         self.gates: dict[str, float] = {}
         self.pending: set[str] = set()
 
-    def note(self, slug: str, player: str, entry: str) -> bool:
+    def note(self, slug: str, player: str, entry: str) -> tuple[bool, bool]:
         with self.lock:
             self.dirty.setdefault(slug, {})[player] = entry
-        return self.gate(slug)
+        opened = self.gate(slug)
+        return opened, not opened and self.pend(slug)
 
     def gate(self, slug: str) -> bool:
         now = time.monotonic()
@@ -227,10 +241,10 @@ def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs
                 },
             }
         )
-        rooms = _rooms()
-        if rooms.note(slug, player, entry):
+        opened, pending = _rooms().note(slug, player, entry)
+        if opened:
             _flush(slug)
-        elif rooms.pend(slug):
+        if pending:
             _wait(slug)
     except Exception:
         log.warning("race progress of %s not sent", attempt.pk, exc_info=True)
