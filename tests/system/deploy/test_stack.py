@@ -11,6 +11,7 @@ process and drops its database."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import secrets
 import shutil
@@ -39,16 +40,25 @@ WAIT = 60.0  # every other bounded wait
 
 
 def two_free_ports() -> int:
-    """A port P such that P and P + 1 are free (``--port P`` with two daphnes)."""
-    for _ in range(50):
+    """A port P such that P and P + 1 are free (``--port P`` with two daphnes),
+    below the kernel's range of ephemeral ports: the stack binds them seconds
+    after this pick (after its migrations), and a port from that range could be
+    taken meanwhile as the local end of any connection the other test processes
+    open (CI saw daphne's "Address already in use" once)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    picks = random.Random()
+    for _ in range(200):
+        port = picks.randrange(max(1024, low - 12000), low - 2)
         with socket.socket() as first, socket.socket() as second:
-            first.bind(("127.0.0.1", 0))
-            port = first.getsockname()[1]
             try:
+                first.bind(("127.0.0.1", port))
                 second.bind(("127.0.0.1", port + 1))
             except OSError:
                 continue
-            return int(port)
+            return port
     raise RuntimeError("no two consecutive free ports")
 
 
