@@ -312,7 +312,7 @@ def test_disqualify_needs_a_reason_staff_and_a_finished_ranked_result(make_playe
     with pytest.raises(Forbidden) as refused:
         attempt_disqualify(attempt_id=attempt_id, staff=not_staff, reason="mine")
     assert refused.value.code == "not_staff"
-    playing = start_daily(make_player(), "SH1-C4", clock)  # ranked, still being played
+    playing = start_daily(make_player(), "SH1-C4")  # ranked, still being played
     with pytest.raises(Conflict) as refused:
         attempt_disqualify(attempt_id=playing["id"], staff=staff, reason="too early")
     assert refused.value.code == "not_reviewable"
@@ -429,9 +429,9 @@ def three_finishers(make_player: Any, clock: Clock) -> tuple[Any, Any, Any]:
     for client in (cheat, bea, cal):
         joined_before_today(client)
         own_address(client)
-    game = start_daily(cheat, "SH1-C4", clock)
+    game = start_daily(cheat, "SH1-C4")
     play(cheat, game["id"], daily.proof, clock, gaps=(0.02,), first=1.0)
-    game = start_daily(bea, "SH1-C4", clock)
+    game = start_daily(bea, "SH1-C4")
     play(bea, game["id"], with_undos(daily.proof, at=(4, 9)), clock, gaps=HUMAN_GAPS)
     play_a_little_and_resign(cal, clock)
     return cheat, bea, cal

@@ -255,11 +255,11 @@ def test_the_device_cookie_is_long_lived_http_only_and_lax(make_player, settings
 def test_a_scout_that_never_resigns_still_counts(make_player, clock, gives_up):
     scouting, main = older_account(make_player), older_account(make_player)
     daily = today_daily("EH1-N")
-    scout = start_daily(scouting, "EH1-N", clock)
+    scout = start_daily(scouting, "EH1-N")
     play(scouting, scout["id"], scout_line(daily.deal.code, daily.proof), clock, gaps=(0.1,))
     if gives_up == "idle":
         clock.advance(DEFAULTS.scout_idle_min * 60 + 60)
-    game = start_daily(main, "EH1-N", clock)
+    game = start_daily(main, "EH1-N")
     line = with_detours(daily.deal.code, daily.proof, at=(20, 90, 160))
     assert play(main, game["id"], line, clock, gaps=HUMAN_GAPS)["status"] == "won"
     if gives_up == "closed_at_day_end":

@@ -9,11 +9,13 @@ as it can is itself a bot. So ``Clock`` replaces ``timezone.now`` (Django's,
 not ours) with a clock that stands still until the test moves it: the gaps
 between actions are then exactly the ones the test plays, and everything else
 — the service, the action log, the replay check, the review job run on commit
-— is the real code reading that clock. The attempt's ``started_at`` default is
-the real ``now`` (bound when the model was defined): the clock catches up
-with the real time as an attempt starts, and the first action comes seconds
-later on it, so every ``ms`` is that action's time since the start, up to the
-few milliseconds the start took.
+— is the real code reading that clock.
+
+The clock starts at 01:00 UTC of the real day, not at the real time: a test
+plays up to an hour of clock, and one started at 23:40 would see its daily end
+mid-game (a clean-clone CI run did). Model fields whose default is
+``timezone.now`` (an attempt's ``started_at``) bound the real function when
+the model was defined, so the clock points their defaults at itself too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.apps import apps
 from django.contrib.auth.models import Permission
 from django.utils import timezone
 
@@ -36,20 +39,20 @@ _addresses = itertools.count(1)
 
 
 class Clock:
-    """``timezone.now`` standing still at the real time it was made, until
-    ``advance``d."""
+    """``timezone.now`` and every model default of it, standing still at 01:00
+    UTC of the real day until ``advance``d."""
 
     def __init__(self, monkeypatch: Any) -> None:
-        self.real = timezone.now
-        self.now = self.real()
+        real = timezone.now
+        self.now = dt.datetime.combine(real().astimezone(dt.UTC).date(), dt.time(1), tzinfo=dt.UTC)
         monkeypatch.setattr(timezone, "now", lambda: self.now)
+        for model in apps.get_models():
+            for field in model._meta.concrete_fields:
+                if field.default is real:
+                    monkeypatch.setattr(field, "_get_default", lambda: self.now)
 
     def advance(self, seconds: float) -> None:
         self.now += dt.timedelta(seconds=seconds)
-
-    def catch_up(self) -> None:
-        """Not behind the real time (before an attempt starts: its start is real)."""
-        self.now = max(self.now, self.real())
 
 
 def today_daily(variant: str) -> DailyDeal:
@@ -83,9 +86,7 @@ def older_account(make_player: Any) -> Any:
     return client
 
 
-def start_daily(client: Any, variant: str, clock: Clock | None = None) -> dict[str, Any]:
-    if clock is not None:
-        clock.catch_up()
+def start_daily(client: Any, variant: str) -> dict[str, Any]:
     response = client.send("/api/games/", {"daily": variant})
     assert response.status_code in (200, 201), response.content
     body = response.json()
@@ -175,7 +176,7 @@ def scout_line(code: str, proof: Sequence[dict[str, Any]]) -> list[dict[str, Any
 
 def play_a_little_and_resign(client: Any, clock: Clock, variant: str = "SH1-C4") -> int:
     daily = today_daily(variant)
-    game = start_daily(client, variant, clock)
+    game = start_daily(client, variant)
     play(client, game["id"], daily.proof[:3], clock, gaps=HUMAN_GAPS)
     clock.advance(4)
     response = client.send(f"/api/games/{game['id']}/resign/")

@@ -56,7 +56,7 @@ def on_board(client: Any, variant: str) -> bool:
 
 def test_a_bot_posting_20_ms_apart_is_flagged_but_stays_on_the_board(regular, clock):
     daily = today_daily("SH1-C4")
-    game = start_daily(regular, "SH1-C4", clock)
+    game = start_daily(regular, "SH1-C4")
     # Not the solver's line exactly (two undos in it): only the timing gives it away.
     line = with_undos(daily.proof, at=(5, 30))
     body = play(regular, game["id"], line, clock, gaps=(0.02,), first=1.0)
@@ -76,7 +76,7 @@ def test_a_bot_posting_20_ms_apart_is_flagged_but_stays_on_the_board(regular, cl
 
 def test_the_solver_line_played_back_at_a_human_pace_is_flagged(regular, clock):
     daily = today_daily("SH1-C4")
-    game = start_daily(regular, "SH1-C4", clock)
+    game = start_daily(regular, "SH1-C4")
     body = play(regular, game["id"], daily.proof, clock, gaps=HUMAN_GAPS)
     assert body["status"] == "won" and body["moves"] == daily.par
 
@@ -89,7 +89,7 @@ def test_the_solver_line_played_back_at_a_human_pace_is_flagged(regular, clock):
 
 def test_a_person_with_an_undo_or_two_is_not_flagged(regular, clock):
     daily = today_daily("SH1-C4")
-    game = start_daily(regular, "SH1-C4", clock)
+    game = start_daily(regular, "SH1-C4")
     body = play(regular, game["id"], with_undos(daily.proof, at=(8, 25)), clock, gaps=HUMAN_GAPS)
     assert body["status"] == "won"
 
@@ -111,7 +111,7 @@ def test_easy_harp_won_without_ever_looking_is_flagged(regular, clock, monkeypat
     # One look through the whole stock first (it comes back in the same order),
     # then the winning line: not the solver's line, not at par, and never an undo.
     line = [{"type": "stock"}] * (stock + 1) + list(daily.proof)
-    game = start_daily(regular, "EH1-N", clock)
+    game = start_daily(regular, "EH1-N")
     body = play(regular, game["id"], line, clock, gaps=HUMAN_GAPS)
     assert body["status"] == "won"
 

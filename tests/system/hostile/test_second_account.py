@@ -38,7 +38,7 @@ def review(attempt_id: int) -> Review:
 def scout(client: Any, clock: fairplay.Clock, *, resign: bool = True) -> int:
     """Learn today's Easy Harp in well under a minute, and give up."""
     daily = fairplay.today_daily("EH1-N")
-    game = fairplay.start_daily(client, "EH1-N", clock)
+    game = fairplay.start_daily(client, "EH1-N")
     fairplay.play(
         client, game["id"], fairplay.scout_line(daily.deal.code, daily.proof), clock, gaps=(0.1,)
     )
@@ -57,7 +57,7 @@ def win_with_knowledge(client: Any, clock: fairplay.Clock, gaps: tuple[float, ..
     """The winning line, with three undone detours so that no per-game signal of
     a clean line fires."""
     daily = fairplay.today_daily("EH1-N")
-    game = fairplay.start_daily(client, "EH1-N", clock)
+    game = fairplay.start_daily(client, "EH1-N")
     line = fairplay.with_detours(daily.deal.code, daily.proof, at=(20, 90, 160))
     body = fairplay.play(client, game["id"], line, clock, gaps=gaps)
     assert body["status"] == "won"
@@ -110,7 +110,7 @@ def test_a_human_paced_replay_is_flagged_even_when_the_scout_resigns_after_the_w
 def test_an_honest_explorer_who_wins_slowly_is_not_flagged(make_player, clock):
     player = fairplay.older_account(make_player)
     daily = fairplay.today_daily("EH1-N")
-    game = fairplay.start_daily(player, "EH1-N", clock)
+    game = fairplay.start_daily(player, "EH1-N")
     # A look at another move before one in four, undone: exploring with undo.
     line = fairplay.with_detours(daily.deal.code, daily.proof, at=range(0, len(daily.proof), 4))
     body = fairplay.play(player, game["id"], line, clock, gaps=fairplay.HUMAN_GAPS)
@@ -125,10 +125,10 @@ def test_a_household_of_two_honest_players_is_no_cross_account_reason(make_playe
     first, second = fairplay.older_account(make_player), fairplay.older_account(make_player)
     second.defaults["REMOTE_ADDR"] = first.defaults["REMOTE_ADDR"]
     daily = fairplay.today_daily("EH1-N")
-    game = fairplay.start_daily(first, "EH1-N", clock)
+    game = fairplay.start_daily(first, "EH1-N")
     fairplay.play(first, game["id"], daily.proof[:40], clock, gaps=fairplay.HUMAN_GAPS)
     resign_game(first, game["id"], clock)
-    other = fairplay.start_daily(second, "EH1-N", clock)
+    other = fairplay.start_daily(second, "EH1-N")
     line = fairplay.with_detours(daily.deal.code, daily.proof, at=range(0, len(daily.proof), 4))
     fairplay.play(second, other["id"], line, clock, gaps=fairplay.HUMAN_GAPS)
 
@@ -142,10 +142,10 @@ def test_two_accounts_in_one_browser_share_a_device(make_player, clock):
     from games.device import DEVICE_COOKIE  # here: the other tests run without it
 
     first, second = fairplay.older_account(make_player), fairplay.older_account(make_player)
-    a = fairplay.start_daily(first, "SH1-C4", clock)
+    a = fairplay.start_daily(first, "SH1-C4")
     cookie = first.cookies[DEVICE_COOKIE]
     second.cookies[DEVICE_COOKIE] = cookie.value  # the same browser, another account
-    b = fairplay.start_daily(second, "SH1-C4", clock)
+    b = fairplay.start_daily(second, "SH1-C4")
     devices = Attempt.objects.filter(pk__in=(a["id"], b["id"])).values_list("device", flat=True)
     assert len(set(devices)) == 1 and next(iter(devices))
     resign_game(second, b["id"], clock)
