@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -34,6 +36,26 @@ def _close_stray_connections(django_db_setup, django_db_blocker):
                     " WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
             connection.close()
+
+
+MIDNIGHT_MARGIN_S = 150
+"""No test starts in the last this many seconds of a UTC day (``_not_at_midnight``)."""
+
+
+@pytest.fixture(autouse=True)
+def _not_at_midnight():
+    """Today's daily ends at 00:00 UTC, and most tests about it run in real time
+    (daphne, Celery and browser tests cannot share a test's clock): one started
+    just before midnight sees its daily end mid-game (a full run at 23:58 did, in
+    tests/system/hostile/test_hidden_information.py). So a test due to start in
+    the day's last ``MIDNIGHT_MARGIN_S`` seconds waits for the new day: once a
+    run, at most that long, a margin above the longest real-time test (about 80 s
+    on a loaded machine). Tests on ``tests/support/fairplay.py``'s clock, which
+    plays an hour of time, start it at 01:00 instead."""
+    now = dt.datetime.now(dt.UTC)
+    left = dt.datetime.combine(now.date(), dt.time(), tzinfo=dt.UTC) + dt.timedelta(days=1) - now
+    if left.total_seconds() < MIDNIGHT_MARGIN_S:
+        time.sleep(left.total_seconds() + 1)
 
 
 @pytest.fixture(autouse=True)
