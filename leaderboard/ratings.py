@@ -150,9 +150,7 @@ def races_unrated(*, since: dt.datetime) -> list[tuple[int, list[tuple[int, int]
         .order_by("finished_at", "pk")
         .values_list("pk", "variant")
     )
-    return [
-        (race_id, race_rated_standings(race_id=race_id), variant) for race_id, variant in races
-    ]
+    return [(race_id, race_rated_standings(race_id=race_id), variant) for race_id, variant in races]
 
 
 # --- reads ------------------------------------------------------------------------

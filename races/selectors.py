@@ -109,9 +109,7 @@ def races_rateable(*, since: dt.datetime) -> QuerySet[Race]:
         .filter(n__gte=RATED_MIN)
         .values("race")
     )
-    return Race.objects.filter(
-        status=Race.Status.FINISHED, finished_at__gte=since, pk__in=movers
-    )
+    return Race.objects.filter(status=Race.Status.FINISHED, finished_at__gte=since, pk__in=movers)
 
 
 @dataclass(frozen=True)

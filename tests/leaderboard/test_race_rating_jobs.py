@@ -35,11 +35,11 @@ def no_countdown(monkeypatch):
 
 def race_to_the_end(
     make_player: Any, *, movers: int, idle: int = 0, before_the_end: Any = None
-) -> tuple[str, list[Any]]:
+) -> str:
     """A race on ``WIN_CODE`` played to its end: ``movers`` racers move (the host
     wins it, the others make one move and resign), ``idle`` ones leave without a
     move. ``before_the_end`` runs before the host's last move, which ends it.
-    Returns the race's id and its racers, the host first."""
+    Returns the race's id."""
     racers = [make_player() for _ in range(movers + idle)]
     host, others = racers[0], racers[1:]
     slug = create(host, {"code": WIN_CODE})["id"]
@@ -59,7 +59,7 @@ def race_to_the_end(
         response = act(host, attempt[host.username], seq, move.to_json())
         assert response.status_code == 200, response.content
     assert get(host, slug)["status"] == "finished"
-    return slug, racers
+    return slug
 
 
 def rated(slug: str) -> list[tuple[int, int, float, float]]:
@@ -108,7 +108,7 @@ def test_a_rating_that_meets_a_held_lock_runs_again_and_the_race_is_rated(
 
     caplog.set_level(logging.INFO, logger="celery")
     try:
-        slug, (host, rival) = race_to_the_end(make_player, movers=2, before_the_end=hold)
+        slug = race_to_the_end(make_player, movers=2, before_the_end=hold)
     finally:
         if holder.is_alive():
             holder.join()
@@ -121,11 +121,11 @@ def test_a_rating_that_meets_a_held_lock_runs_again_and_the_race_is_rated(
 
 
 def test_a_race_whose_end_was_not_announced_is_rated_by_the_sweep_once(make_player):
-    announced, _ = race_to_the_end(make_player, movers=2)
+    announced = race_to_the_end(make_player, movers=2)
     assert len(rated(announced)) == 2  # rated at its end: the sweep leaves it
     with lost_announcements():
-        lost, racers = race_to_the_end(make_player, movers=3)
-        lone, _ = race_to_the_end(make_player, movers=1, idle=1)
+        lost = race_to_the_end(make_player, movers=3)
+        lone = race_to_the_end(make_player, movers=1, idle=1)
     assert rated(lost) == [] and rated(lone) == []
     before = {row[0]: row for row in ratings()}
 
@@ -157,7 +157,7 @@ def test_the_sweep_rates_what_the_end_would_have(make_player):
     race_finished.connect(listen, dispatch_uid="tests.leaderboard.sent")
     try:
         with lost_announcements():
-            slug, _ = race_to_the_end(make_player, movers=3, idle=1)
+            slug = race_to_the_end(make_player, movers=3, idle=1)
     finally:
         race_finished.disconnect(dispatch_uid="tests.leaderboard.sent")
     ((race_id, standings, variant),) = sent
@@ -165,14 +165,13 @@ def test_the_sweep_rates_what_the_end_would_have(make_player):
     assert [(player, place) for player, place, _, _ in rated(slug)] == sorted(
         standings, key=lambda s: (s[1], s[0])
     )
-    assert set(RaceRatingChange.objects.filter(race_id=race_id).values_list("variant", flat=True)) == {
-        variant
-    }
+    variants = RaceRatingChange.objects.filter(race_id=race_id).values_list("variant", flat=True)
+    assert set(variants) == {variant}
 
 
 def test_the_sweep_looks_back_a_week(make_player):
     with lost_announcements():
-        slug, _ = race_to_the_end(make_player, movers=2)
+        slug = race_to_the_end(make_player, movers=2)
     Race.objects.filter(slug=slug).update(finished_at=timezone.now() - dt.timedelta(days=8))
     assert rate_unrated_races.apply().get() == 0
     assert rated(slug) == []
