@@ -455,6 +455,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "races.tasks.end_due_races",
         "schedule": crontab(minute="*"),
     },
+    # Races of the last 7 days that ended unrated (a lost announcement, a rating whose
+    # retries ran out) are rated (leaderboard/tasks.py); a rated race is left as it is.
+    "rate-unrated-races": {
+        "task": "leaderboard.tasks.rate_unrated_races",
+        "schedule": crontab(minute="*/10"),
+    },
     # Client addresses and device ids of attempts older than ADDRESS_RETENTION_DAYS, and
     # the address their reviews quoted (games/privacy.py); hourly, a batch a run.
     "purge-old-addresses": {

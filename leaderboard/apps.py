@@ -17,7 +17,7 @@ class LeaderboardConfig(AppConfig):
         from accounts.privacy import export_requested
 
         # The receivers: the live board's of the games' results (games/signals.py),
-        # the race rating's of the races' ends (races/signals.py).
-        from . import ratings, realtime  # noqa: F401
+        # the race rating job's of the races' ends (races/signals.py).
+        from . import realtime, tasks  # noqa: F401
 
         export_requested.connect(_export_rating, dispatch_uid="leaderboard.export")

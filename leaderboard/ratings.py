@@ -1,6 +1,7 @@
 """The race rating (issue 29): every race rated as one Glicko-2 rating period
 (``glicko2.py``), announced by the race services (``races.signals.race_finished``,
-after commit of the race's end) and read on player pages and
+after commit of the race's end; ``leaderboard/tasks.py`` rates it as a job, and
+its sweep rates a race whose announcement was lost) and read on player pages and
 ``/api/races/{race}/ratings/``.
 
 A race of n racers is n(n-1)/2 games, one for each pair: the better place wins
@@ -24,13 +25,12 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from django.db import transaction
-from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
 from kit.errors import Invalid, NotFound
 from races.models import Race
-from races.signals import race_finished
+from races.selectors import race_rated_standings, races_rateable
 
 from . import glicko2
 from .models import RaceRating, RaceRatingChange
@@ -138,12 +138,19 @@ def race_rate(
         return RaceRatingChange.objects.bulk_create(changes)
 
 
-@receiver(race_finished, dispatch_uid="leaderboard.ratings.race_finished")
-def race_finished_rate(
-    sender: Any, *, race_id: int, standings: Sequence[Any], variant: str, **kwargs: Any
-) -> None:
-    """A race ended (sent after commit): rate it."""
-    race_rate(race_id=race_id, standings=standings, variant=variant)
+def races_unrated(*, since: dt.datetime) -> list[tuple[int, list[tuple[int, int]], str]]:
+    """The races finished since ``since``, with at least two racers who moved, that
+    no change rates yet (an announcement lost, a rating that failed past its
+    retries): (race id, standings as the end announced them, variant) each, oldest
+    end first. A race of fewer than two players who can be rated (guests) stays
+    here until it is older than ``since``: rating it changes nothing."""
+    races = (
+        races_rateable(since=since)
+        .exclude(pk__in=RaceRatingChange.objects.values("race_id"))
+        .order_by("finished_at", "pk")
+        .values_list("pk", "variant")
+    )
+    return [(race_id, race_rated_standings(race_id=race_id), variant) for race_id, variant in races]
 
 
 # --- reads ------------------------------------------------------------------------

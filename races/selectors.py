@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -72,6 +72,44 @@ def standings(racers: list[Racer]) -> dict[int, int]:
         else:
             places[racer.pk] = index + 1
     return places
+
+
+RATED_MIN = 2
+"""A race is rated when at least this many of its racers moved (a rating needs
+an opponent)."""
+
+
+def racers_who_moved() -> QuerySet[Racer]:
+    """The placed racers (of finished races) who made a move: the ones a race's
+    rating counts. One who joined and never played is no opponent beaten (a
+    second account would otherwise feed a rating); one who left after moving is."""
+    return Racer.objects.filter(place__isnull=False, attempt__seq__gt=0)
+
+
+def race_rated_standings(*, race_id: int) -> list[tuple[int, int]]:
+    """A finished race's standings as its rating takes them (``races.signals.
+    race_finished``): (player id, place) of the racers who moved, best place
+    first. Read from the places stored at the end, so the same whenever asked."""
+    return [
+        (player_id, place)
+        for player_id, place in racers_who_moved()
+        .filter(race_id=race_id)
+        .order_by("place", "joined_at", "pk")
+        .values_list("player_id", "place")
+    ]
+
+
+def races_rateable(*, since: dt.datetime) -> QuerySet[Race]:
+    """The races finished since ``since`` in which at least ``RATED_MIN`` racers
+    moved: each is announced (or would have been) as ``race_finished``."""
+    movers = (
+        racers_who_moved()
+        .values("race")
+        .annotate(n=Count("pk"))
+        .filter(n__gte=RATED_MIN)
+        .values("race")
+    )
+    return Race.objects.filter(status=Race.Status.FINISHED, finished_at__gte=since, pk__in=movers)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from kit.errors import Conflict, Forbidden, Invalid, NotFound
 
 from . import realtime
 from .models import Race, RaceInvite, Racer
-from .selectors import racer_progress, standings
+from .selectors import RATED_MIN, race_rated_standings, racer_progress, standings
 from .signals import race_finished
 
 COUNTDOWN = dt.timedelta(seconds=5)
@@ -318,12 +318,11 @@ def _end(race: Race) -> None:
     race.status, race.finished_at = Race.Status.FINISHED, now
     Race.objects.filter(pk=race.pk).update(status=race.status, finished_at=now)
     _changed(race)
-    # Rated: the racers who made a move. One who joined and never played is no
-    # opponent beaten (a second account would otherwise feed a rating).
-    moved = set(Attempt.objects.filter(racer__race=race, seq__gt=0).values_list("pk", flat=True))
-    raced = [r for r in racers if r.attempt_id in moved]
-    if len(raced) >= MIN_CAPACITY:
-        result = [(r.player_id, places[r.pk]) for r in sorted(raced, key=lambda r: places[r.pk])]
+    # Rated: the racers who made a move (``race_rated_standings``); the
+    # leaderboard's sweep reads the same standings for an end whose
+    # announcement was lost.
+    result = race_rated_standings(race_id=race.pk)
+    if len(result) >= RATED_MIN:
         race_id, variant = race.pk, race.variant
         after_commit(
             lambda: race_finished.send(

@@ -16,8 +16,10 @@ What it proves. Five roles meet the games of one player, the *owner*:
 
 The subjects are the owner's games: today's daily in progress and finished, a
 practice game in progress and finished, yesterday's finished daily, a practice
-game on today's (finished) daily deal in progress, and a game id that does not
-exist. Each line of ``TABLE`` gives, for one endpoint (or socket, or page) and
+game on today's (finished) daily deal in progress, the owner's sealed game of a
+race still running and their game of a race over (issue 29: a race's games are
+their players' alone until it ends, then practice games like any other), and a
+game id that does not exist. Each line of ``TABLE`` gives, for one endpoint (or socket, or page) and
 one subject, what each role gets — a status and error code, a socket accepted
 as the player or as a spectator or closed with a code, a game listed or not —
 as PRODUCT.md ("Anti-cheat", "HTTP API", "Errors") and games/websocket.md say.
@@ -58,6 +60,10 @@ from accounts.models import User
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
+from races import services as race_services
+from tests.races.test_api import create as race_create
+from tests.races.test_api import get as race_get
+from tests.races.test_api import post as race_post
 from tests.support.api import Client, assert_error, sign_up, start, win_daily
 from tests.support.sockets import socket_for
 
@@ -65,6 +71,7 @@ PASSWORD = "correct horse battery"
 ROLES = ("anonymous", "other", "resigned", "winner", "owner")
 PRACTICE = "SH1-C4-AAAAAAE"  # practice deals: no daily deal of these numbers is running
 PRACTICE_DONE = "SH1-C2-AAAAAJ2"
+RACE_RUNNING, RACE_OVER = PRACTICE, PRACTICE_DONE  # raced too, in games of their own
 FAR_AHEAD = 10**6  # a seq no game has reached: refused as a conflict, so nothing is applied
 
 # --- the world --------------------------------------------------------------------------------
@@ -118,6 +125,25 @@ def _subject(attempt: dict[str, Any]) -> Subject:
     return Subject(attempt["id"], code, attempt["variant"], attempt["daily"] or "", secret)
 
 
+def _race(owner: Client, rival: Client, code: str, *, end: bool) -> Subject:
+    """The owner's game of a race on ``code`` against ``rival``, in which the owner
+    made a move; with ``end`` both resign and the race is over, else it runs."""
+    slug = race_create(owner, {"code": code})["id"]
+    race_post(rival, slug, "join")
+    with pytest.MonkeyPatch.context() as patch:  # the clocks start at once
+        patch.setattr(race_services, "COUNTDOWN", dt.timedelta(0))
+        race_post(owner, slug, "start")
+    game = race_get(owner, slug)["you"]["attempt"]
+    _play(owner, {"id": game, "seq": 0})
+    if end:
+        race_post(rival, slug, "leave")
+        _resign(owner, {"id": game})
+        assert race_get(owner, slug)["status"] == "finished"
+    attempt = Attempt.objects.get(pk=game)
+    assert attempt.sealed is not end and attempt.finished is end
+    return Subject(game, code, attempt.deal.variant)
+
+
 def build_world() -> World:
     roles = ("owner", "other", "resigned", "winner")
     clients = {role: sign_up(f"matrix-{role}", PASSWORD) for role in roles}
@@ -147,6 +173,9 @@ def build_world() -> World:
     # Practising today's deal, allowed once the ranked attempt is over (no code needed).
     daily_practice = start(owner, daily="EH1-N", practice=True)
     _play(owner, daily_practice)
+    rival = sign_up("matrix-rival", PASSWORD)  # in the owner's races, no role of its own
+    race_running = _race(owner, rival, RACE_RUNNING, end=False)
+    race_over = _race(owner, rival, RACE_OVER, end=True)
 
     for variant in ("SH1-C4", "EH1-N"):
         start(clients["other"], daily=variant)
@@ -168,6 +197,8 @@ def build_world() -> World:
             "practice_finished": _subject(practice_done),
             "past_daily": _subject(past),
             "daily_practice": _subject(daily_practice),
+            "race_running": race_running,
+            "race_over": race_over,
             "missing": Subject(missing),
         },
     )
@@ -579,6 +610,7 @@ SIGN_IN = Refused((401, 403), "not_authenticated")
 NOT_YOURS = Refused((403, 404), "not_yours")
 NO_GAME = Refused(404, "not_found")
 SPOILER = Refused(403, "spoiler")  # Anti-cheat: replays of today's daily wait for a win
+SEALED = Refused(403, "sealed")  # a running race's games are their players' alone
 NOT_YET = Refused(403, "daily_not_finished")  # no practising today's deal before your ranked
 RUNNING = Refused(409, "not_finished")  # "a replay is available once the game is over"
 OVER = Refused(409, "finished")  # a finished game takes no action and no resignation
@@ -590,6 +622,7 @@ NO_DAILY = Refused(404, "no_daily")  # would-rank: not a past daily's deal
 PAGE, LOGIN = Page(), ToLogin()
 PLAYER, WATCHER, SUBSCRIBED = Ws("player"), Ws("spectator"), Ws("subscribed")
 WS_401, WS_403, WS_404 = Closed(4401), Closed(4403, "spoiler"), Closed(4404, "not_found")
+WS_SEALED = Closed(4403, "sealed")
 LISTED, UNLISTED = Live(True), Live(False)
 LINK, NO_LINK, OFF_BOARD = Board(True, link=True), Board(True), Board(False)
 
@@ -597,6 +630,7 @@ D_PLAY, D_DONE = "daily_playing", "daily_finished"  # today's daily (SH1-C4, EH1
 P_PLAY, P_DONE = "practice_playing", "practice_finished"  # deals no daily is playing
 PAST = "past_daily"  # yesterday's daily (SH1-C1), finished: the day is over
 D_PRACT = "daily_practice"  # a practice game of today's EH1-N daily, in progress
+R_RUN, R_DONE = "race_running", "race_over"  # the owner's game of a race running / over
 MISSING = "missing"  # no such game
 NONE = "-"  # the endpoint is not about a game
 
@@ -636,6 +670,9 @@ TABLE = [
     ("replay",        P_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("replay",        PAST,     SIGN_IN,   OK,        OK,        OK,        OK),
     ("replay",        D_PRACT,  SIGN_IN,   SPOILER,   SPOILER,   RUNNING,   SPOILER),
+    # A race's games while it runs: their players' alone (issue 29); then practice games.
+    ("replay",        R_RUN,    SIGN_IN,   SEALED,    SEALED,    SEALED,    RUNNING),
+    ("replay",        R_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("replay",        MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # websocket.md: the player plays, anyone allowed watches (finished games too),
     # close codes 4401 / 4403 / 4404, each after an error message saying why.
@@ -645,6 +682,8 @@ TABLE = [
     ("ws_game",       P_DONE,   WS_401,    WATCHER,   WATCHER,   WATCHER,   PLAYER),
     ("ws_game",       PAST,     WS_401,    WATCHER,   WATCHER,   WATCHER,   PLAYER),
     ("ws_game",       D_PRACT,  WS_401,    WS_403,    WS_403,    WATCHER,   PLAYER),
+    ("ws_game",       R_RUN,    WS_401,    WS_SEALED, WS_SEALED, WS_SEALED, PLAYER),
+    ("ws_game",       R_DONE,   WS_401,    WATCHER,   WATCHER,   WATCHER,   PLAYER),
     ("ws_game",       MISSING,  WS_401,    WS_404,    WS_404,    WS_404,    WS_404),
     # Games in progress you may watch. Your own are not listed (current behaviour;
     # the spec is silent: the lobby shows your own games).
@@ -654,6 +693,7 @@ TABLE = [
     ("live",          P_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
     ("live",          PAST,     SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
     ("live",          D_PRACT,  SIGN_IN,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
+    ("live",          R_RUN,    SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
     # Playing the same deal by its code (which only the server knows while the day
     # runs: an attacker's best case): today's daily deal only after your ranked
     # attempt on it is over — the owner of the daily in progress too.
@@ -698,6 +738,8 @@ TABLE = [
     ("analysis",      P_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("analysis",      PAST,     SIGN_IN,   PENDING,   PENDING,   PENDING,   PENDING),
     ("analysis",      D_PRACT,  SIGN_IN,   SPOILER,   SPOILER,   SPOILER,   SPOILER),
+    ("analysis",      R_RUN,    SIGN_IN,   SEALED,    SEALED,    SEALED,    RUNNING),
+    ("analysis",      R_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("analysis",      MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # Where a practice of a past daily would have ranked (issue 27): the player's own
     # finished practice only; nothing of a running daily's board.
@@ -755,10 +797,12 @@ ROWS = [
 def test_the_table_covers_every_endpoint_and_subject():
     """Every endpoint above has rows, every game endpoint meets every subject it can."""
     assert {row[0] for row in TABLE} == set(ENDPOINTS)
-    per_subject = {"game", "actions", "resign", "replay", "ws_game", "last_winnable"}
+    per_subject = {"game", "actions", "resign", "replay", "ws_game", "last_winnable", "analysis"}
+    raced = {"replay", "ws_game", "analysis"}  # who sees a race's game: watch, replay, analysis
     for endpoint in per_subject:
         assert {row[1] for row in TABLE if row[0] == endpoint} == {
             D_PLAY, D_DONE, P_PLAY, P_DONE, PAST, D_PRACT, MISSING,
+            *((R_RUN, R_DONE) if endpoint in raced else ()),
         }  # fmt: skip
     assert len({row[:2] for row in TABLE}) == len(TABLE)
 

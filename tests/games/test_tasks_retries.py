@@ -10,40 +10,19 @@ from __future__ import annotations
 import logging
 import threading
 
-import psycopg
 import pytest
-from django.db import connection
 
 from games.models import Review
 from games.tasks import review_attempt
 from tests.support.api import requires_postgres
 from tests.support.fairplay import play_a_little_and_resign
+from tests.support.locks import hold_table, lock_timeout
 
 pytestmark = [requires_postgres, pytest.mark.django_db(transaction=True)]
 
 
-def hold_table(table: str, seconds: float, locked: threading.Event) -> None:
-    """Hold ``table`` in ACCESS EXCLUSIVE mode from a connection of its own."""
-    settings = connection.settings_dict
-    with (
-        psycopg.connect(
-            host=settings["HOST"],
-            port=settings["PORT"],
-            user=settings["USER"],
-            dbname=settings["NAME"],
-        ) as other,
-        other.transaction(),
-    ):
-        other.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
-        locked.set()
-        threading.Event().wait(seconds)
-
-
 def test_a_review_that_meets_a_held_lock_runs_again_and_is_stored(make_player, clock, caplog):
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW lock_timeout")
-        (lock_timeout,) = cursor.fetchone()
-    assert lock_timeout == "3s"  # the bound the first run meets (DB_LOCK_TIMEOUT)
+    assert lock_timeout() == "3s"  # the bound the first run meets (DB_LOCK_TIMEOUT)
     attempt_id = play_a_little_and_resign(make_player(), clock)
     Review.objects.filter(attempt_id=attempt_id).delete()  # reviewed at once (eager): again
 

@@ -1,5 +1,6 @@
 """The race rating's receiver and API (issue 29): ``races.signals.race_finished``
-sent with made-up standings for players made here (the race services have their
+sent with made-up standings (rated by the job it queues, ``leaderboard/tasks.py``,
+run in process here) for players made here (the race services have their
 own tests), read back through ``/api/players/{name}/`` and
 ``/api/races/{race}/ratings/``."""
 
@@ -11,6 +12,7 @@ import threading
 
 import pytest
 from django.db import connection
+from django.test import TestCase
 from django.utils import timezone
 
 from accounts.models import User
@@ -38,12 +40,15 @@ def finish(standings: list[tuple[User, int]], race: int | None = None) -> int:
     with these standings; returns the race's pk."""
     if race is None:
         race = race_create(host=standings[0][0], code="SH1-C4-AAAAAAE").pk
-    race_finished.send(
-        sender=None,
-        race_id=race,
-        standings=[(user.pk, place) for user, place in standings],
-        variant="SH1-C4",
-    )
+    # The rating is queued on commit (leaderboard/tasks.py): this test's
+    # transaction never commits, so run what a commit would.
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        race_finished.send(
+            sender=None,
+            race_id=race,
+            standings=[(user.pk, place) for user, place in standings],
+            variant="SH1-C4",
+        )
     return race
 
 

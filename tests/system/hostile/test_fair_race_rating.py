@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pytest
+from django.test import TestCase
 
 from accounts.models import User
 from leaderboard.models import RaceRating, RaceRatingChange
@@ -28,12 +29,13 @@ def announce(standings: list[tuple[Any, int]]) -> str:
     """A race opened by its winner on a practice deal, announced as ended."""
     users = [(User.objects.get(username=c.username), p) for c, p in standings]
     race = race_create(host=users[0][0], code="SH1-C4-AAAAAAE")
-    race_finished.send(
-        sender=None,
-        race_id=race.pk,
-        standings=[(u.pk, p) for u, p in users],
-        variant="SH1-C4",
-    )
+    with TestCase.captureOnCommitCallbacks(execute=True):  # the rating is queued on commit
+        race_finished.send(
+            sender=None,
+            race_id=race.pk,
+            standings=[(u.pk, p) for u, p in users],
+            variant="SH1-C4",
+        )
     return race.slug
 
 
