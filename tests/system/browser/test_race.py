@@ -264,6 +264,68 @@ def test_live_places_follow_cards_home(new_page):
     assert not CARD.search(spectator.inner_html("#racers"))
 
 
+PLACES = """async (races) => {
+    const { racePlaces } = await import("/static/frontend/js/race.js");
+    return races.map((race) => Object.fromEntries(racePlaces(race)));
+}"""
+
+
+def test_live_places_are_the_final_standings_order(new_page):
+    """The client's live places (race.js ``racePlaces``) are the server's
+    ``standings`` of the same racers, on 300 random rooms: one order, live and
+    final. Those still racing have no time on the server (``elapsed_ms`` null)
+    while their progress's clock runs: it must not order them."""
+    import random
+
+    from races.models import Racer
+    from races.selectors import standings
+
+    rng = random.Random(29)
+    statuses = ["racing", "racing", "won", "resigned", "left"]
+    rooms, expected = [], []
+    for _ in range(300):
+        racers, entries = [], []
+        for pk in range(1, rng.randint(2, 12) + 1):
+            status = rng.choice(statuses)
+            home = 52 if status == "won" else rng.choice([0, 0, 1, 5, 5, 12])
+            moves = rng.choice([0, 3]) if home == 0 else 40
+            elapsed = rng.choice([5000, 5000, 7000, 9000])
+            racers.append(
+                Racer(
+                    pk=pk,
+                    status=status,
+                    elapsed_ms=None if status == "racing" else elapsed,
+                    progress={"home": [home], "uncovered": 0, "moves": moves},
+                )
+            )
+            clock = elapsed + rng.randint(0, 3000)  # a racing racer's clock, as sent
+            progress = {"home": [home], "uncovered": 0, "moves": moves, "elapsed_ms": clock}
+            if status != "racing":
+                progress["elapsed_ms"] = elapsed
+            entries.append({"player": f"r{pk}", "status": status, "place": None, "progress": progress})
+        rooms.append({"status": "running", "racers": entries})
+        expected.append({f"r{pk}": place for pk, place in standings(racers).items()})
+    page = new_page()
+    page.goto("/")
+    assert page.evaluate(PLACES, rooms) == expected
+
+
+def test_a_place_in_words_has_the_english_ordinal(new_page):
+    page = new_page()
+    page.goto("/")
+    words = page.evaluate(
+        """async (places) => {
+            const { placeWords } = await import("/static/frontend/js/race.js");
+            return places.map((n) => placeWords(n, 50));
+        }""",
+        [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 40],
+    )
+    assert words == [
+        f"{n} of 50"
+        for n in "1st 2nd 3rd 4th 11th 12th 13th 21st 22nd 23rd 40th".split()
+    ]
+
+
 def test_the_room_and_the_racers_board_on_a_phone_and_by_keyboard(new_page):
     host, other = new_page(width=360, height=640), new_page(width=360, height=640)
     sign_up(host)
