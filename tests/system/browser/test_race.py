@@ -302,7 +302,9 @@ def test_live_places_are_the_final_standings_order(new_page):
             progress = {"home": [home], "uncovered": 0, "moves": moves, "elapsed_ms": clock}
             if status != "racing":
                 progress["elapsed_ms"] = elapsed
-            entries.append({"player": f"r{pk}", "status": status, "place": None, "progress": progress})
+            entries.append(
+                {"player": f"r{pk}", "status": status, "place": None, "progress": progress}
+            )
         rooms.append({"status": "running", "racers": entries})
         expected.append({f"r{pk}": place for pk, place in standings(racers).items()})
     page = new_page()
@@ -320,10 +322,8 @@ def test_a_place_in_words_has_the_english_ordinal(new_page):
         }""",
         [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 40],
     )
-    assert words == [
-        f"{n} of 50"
-        for n in "1st 2nd 3rd 4th 11th 12th 13th 21st 22nd 23rd 40th".split()
-    ]
+    ordinals = ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "40th"]
+    assert words == [f"{n} of 50" for n in ordinals]
 
 
 def test_the_room_and_the_racers_board_on_a_phone_and_by_keyboard(new_page):
