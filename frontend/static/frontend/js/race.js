@@ -204,7 +204,9 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
   const bar = `<progress class="racer-bar" max="${DECK}" value="${home}" aria-label="${escapeHtml(gettext("Cards home"))}">${home}</progress>`;
   const cls = `racer${racer.player === me ? " me" : ""}${racer.player === following ? " followed" : ""}`;
   const attrs = `class="${cls}" data-player="${name}" data-place="${racer.place ?? ""}" data-status="${escapeHtml(racer.status)}" data-home="${home}" data-moves="${p.moves ?? 0}" data-uncovered="${p.uncovered ?? 0}"`;
-  const label = escapeHtml(`${racer.player}: ${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
+  // The chip's label is all a screen reader hears of it: its place too.
+  const placed = racer.place ? `${placeWords(racer.place, race.racers.length)}, ` : "";
+  const label = escapeHtml(`${racer.player}: ${placed}${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
   if (compact) {
     return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${home}/${DECK}</span>${p.uncovered ? ` <span class="racer-uncovered">↑${p.uncovered}</span>` : ""} <span class="racer-moves">${p.moves ?? 0}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
   }
