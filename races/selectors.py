@@ -53,7 +53,10 @@ def _home_total(racer: Racer) -> int:
 
 def standing_key(racer: Racer) -> tuple[int, ...]:
     """Winners by time; then the others by cards home (more first), then time; a
-    racer who left before moving last (issue 29)."""
+    racer who left before moving last (issue 29). While a race runs, the pages
+    place its racers live in this same order from the progress they hold (race.js
+    ``standingKey``; tests/system/browser/test_race.py checks the two agree): a
+    change here is a change there."""
     elapsed = racer.elapsed_ms if racer.elapsed_ms is not None else 2**62
     if racer.status == Racer.Status.WON:
         return (0, elapsed)

@@ -197,6 +197,135 @@ def test_a_spectator_follows_a_racer_and_sees_no_card_until_the_replays(new_page
     screenshot(spectator, "race-spectator-standings")
 
 
+def order_of(page: Any) -> list[str]:
+    """The room's racers, top to bottom."""
+    return page.eval_on_selector_all("#racers > li", "els => els.map(e => e.dataset.player)")
+
+
+def wait_place(page: Any, place: int, words: str) -> None:
+    """Until the racer's strip shows their own live place ``place`` as ``words``."""
+    page.wait_for_selector(f'#race-place[data-place="{place}"]', timeout=20_000)
+    assert page.inner_text("#race-place") == words
+
+
+def test_live_places_follow_cards_home(new_page):
+    """While the race runs, each racer's strip shows their own place ("2nd of 2")
+    and the spectator's list is in place order, both in the final standings'
+    order: more cards home first (the first move of WIN_CODE's line sends a card
+    home, the first four three)."""
+    from tests.support.search import find_win
+
+    line = [a.to_json() for a in find_win(WIN_CODE) or []]
+    host, guest = new_page(width=360, height=740), new_page()
+    spectator = new_page()
+    host_name, guest_name = sign_up(host), sign_up(guest)
+    sign_up(spectator)
+    race = open_room(host)
+    join(guest, race)
+    spectator.goto(f"/race/{race}/")
+    spectator.wait_for_selector("#race[data-status=open]")
+    assert spectator.locator("#racers li[data-place='']").count() == 2  # no place before the start
+    host_attempt, guest_attempt = start_race(host, [host, guest])
+    spectator.wait_for_selector("#race[data-status=running]")
+
+    # Nobody has a card home: equal, both first.
+    for page in (host, guest):
+        wait_place(page, 1, "1st of 2")
+    wait_racer(spectator, host_name, place=1)
+    wait_racer(spectator, guest_name, place=1)
+
+    # The guest sends a card home: the guest is first, the host second.
+    post_actions(guest, guest_attempt, 0, line[:1])
+    wait_place(host, 2, "2nd of 2")
+    wait_place(guest, 1, "1st of 2")
+    wait_racer(host, guest_name, place=1)  # the chips too
+    wait_racer(spectator, guest_name, place=1, home=1)
+    wait_racer(spectator, host_name, place=2)
+    assert order_of(spectator) == [guest_name, host_name]
+    screenshot(host, "race-board-place-360x740")
+    strip = host.locator("#race-strip").bounding_box()
+    place = host.locator("#race-place").bounding_box()
+    board = host.locator("#board-wrap").bounding_box()
+    assert strip and place and board
+    assert strip["y"] + strip["height"] <= board["y"] + 1, (strip, board)  # never over the board
+    assert place["x"] >= 0 and place["x"] + place["width"] <= 360, place
+    assert host.evaluate("() => document.documentElement.scrollWidth <= 360")
+
+    # The host sends three home: the order turns over, live, for everyone.
+    post_actions(host, host_attempt, 0, line[:4])
+    wait_place(host, 1, "1st of 2")
+    wait_place(guest, 2, "2nd of 2")
+    wait_racer(spectator, host_name, place=1, home=3)
+    wait_racer(spectator, guest_name, place=2)
+    assert order_of(spectator) == [host_name, guest_name]
+    # Progress only: the new text names no card.
+    for page in (host, guest):
+        assert not CARD.search(page.inner_text("#race-place"))
+    assert not CARD.search(spectator.inner_html("#racers"))
+
+
+PLACES = """async (races) => {
+    const { racePlaces } = await import("/static/frontend/js/race.js");
+    return races.map((race) => Object.fromEntries(racePlaces(race)));
+}"""
+
+
+def test_live_places_are_the_final_standings_order(new_page):
+    """The client's live places (race.js ``racePlaces``) are the server's
+    ``standings`` of the same racers, on 300 random rooms: one order, live and
+    final. Those still racing have no time on the server (``elapsed_ms`` null)
+    while their progress's clock runs: it must not order them."""
+    import random
+
+    from races.models import Racer
+    from races.selectors import standings
+
+    rng = random.Random(29)
+    statuses = ["racing", "racing", "won", "resigned", "left"]
+    rooms, expected = [], []
+    for _ in range(300):
+        racers, entries = [], []
+        for pk in range(1, rng.randint(2, 12) + 1):
+            status = rng.choice(statuses)
+            home = 52 if status == "won" else rng.choice([0, 0, 1, 5, 5, 12])
+            moves = rng.choice([0, 3]) if home == 0 else 40
+            elapsed = rng.choice([5000, 5000, 7000, 9000])
+            racers.append(
+                Racer(
+                    pk=pk,
+                    status=status,
+                    elapsed_ms=None if status == "racing" else elapsed,
+                    progress={"home": [home], "uncovered": 0, "moves": moves},
+                )
+            )
+            clock = elapsed + rng.randint(0, 3000)  # a racing racer's clock, as sent
+            progress = {"home": [home], "uncovered": 0, "moves": moves, "elapsed_ms": clock}
+            if status != "racing":
+                progress["elapsed_ms"] = elapsed
+            entries.append(
+                {"player": f"r{pk}", "status": status, "place": None, "progress": progress}
+            )
+        rooms.append({"status": "running", "racers": entries})
+        expected.append({f"r{pk}": place for pk, place in standings(racers).items()})
+    page = new_page()
+    page.goto("/")
+    assert page.evaluate(PLACES, rooms) == expected
+
+
+def test_a_place_in_words_has_the_english_ordinal(new_page):
+    page = new_page()
+    page.goto("/")
+    words = page.evaluate(
+        """async (places) => {
+            const { placeWords } = await import("/static/frontend/js/race.js");
+            return places.map((n) => placeWords(n, 50));
+        }""",
+        [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 40],
+    )
+    ordinals = ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "23rd", "40th"]
+    assert words == [f"{n} of 50" for n in ordinals]
+
+
 def test_the_room_and_the_racers_board_on_a_phone_and_by_keyboard(new_page):
     host, other = new_page(width=360, height=640), new_page(width=360, height=640)
     sign_up(host)

@@ -1,11 +1,12 @@
 // Translation helpers. Django's JavaScript catalog (/jsi18n/, loaded by a classic
-// <script> before the modules) defines the globals gettext, ngettext and
-// interpolate; the fallbacks below keep the pages working in English without it.
+// <script> before the modules) defines the globals gettext, ngettext, pgettext
+// and interpolate; the fallbacks below keep the pages working in English without it.
 // Strings are written as gettext("…") calls in each module so that
 // `makemessages -d djangojs` finds them.
 
 const g = globalThis;
 if (typeof g.gettext !== "function") g.gettext = (s) => s;
+if (typeof g.pgettext !== "function") g.pgettext = (context, s) => s;
 if (typeof g.ngettext !== "function") g.ngettext = (one, many, n) => (n === 1 ? one : many);
 if (typeof g.interpolate !== "function") {
   g.interpolate = (fmt, obj, named) =>

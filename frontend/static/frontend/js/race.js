@@ -12,7 +12,7 @@
 //   your game.
 
 import { get } from "./api.js";
-import { escapeHtml, fmt, formatMs } from "./i18n.js";
+import { escapeHtml, fmt, formatMs, formatNumber, LANG } from "./i18n.js";
 import { Socket } from "./socket.js";
 
 export const DECK = 52;
@@ -119,16 +119,69 @@ export function raceStatusLabel(race) {
   return gettext("The race is over");
 }
 
-/** The racers in their order to show: by place once the server gave one, the
- *  winners first in their finishing order, then by cards home. (Display only: the
- *  standings' places are the server's.) */
+/** A racer's standing key: the server's own order (races/selectors.py
+ *  `standing_key`, which makes the final standings): winners by time; then the
+ *  others by cards home (more first), then time; a racer who left before moving
+ *  last. One still racing has no time yet (the server's null, last among equal
+ *  cards home): that is the race as it would stand if it ended now. */
+export function standingKey(racer) {
+  const p = racer.progress || {};
+  const time = racer.status === "racing" ? Infinity : (p.elapsed_ms ?? Infinity);
+  if (racer.status === "won") return [0, time];
+  if (racer.status === "left" && !p.moves) return [2];
+  return [1, -cardsHome(p), time];
+}
+
+const compareKeys = (a, b) => {
+  for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
+    const x = a[i] ?? -Infinity;
+    const y = b[i] ?? -Infinity;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+};
+
+/** Each racer's place, player → place from 1: the server's once the race is over;
+ *  while it runs, live, from the progress this page holds (`standingKey`; equal
+ *  keys share a place: 1, 1, 3); none before the start. */
+export function racePlaces(race) {
+  const places = new Map();
+  if (race.status === "finished") {
+    for (const r of race.racers) if (r.place != null) places.set(r.player, r.place);
+    return places;
+  }
+  if (race.status !== "running") return places;
+  const keyed = race.racers.map((r) => [r, standingKey(r)]).sort((a, b) => compareKeys(a[1], b[1]));
+  keyed.forEach(([r, key], i) => {
+    const tied = i && compareKeys(keyed[i - 1][1], key) === 0;
+    places.set(r.player, tied ? places.get(keyed[i - 1][0].player) : i + 1);
+  });
+  return places;
+}
+
+/** The racers in their order to show, each with its `place` (`racePlaces`): by
+ *  place, live while the race runs; before the start, in the order they joined. */
 export function ordered(race) {
-  const place = (r) => r.place ?? Infinity;
-  const won = (r) => (r.status === "won" ? 0 : 1);
-  const finish = (r) => (r.finished_at ? Date.parse(r.finished_at) : Infinity);
-  return [...race.racers].sort(
-    (a, b) => place(a) - place(b) || won(a) - won(b) || finish(a) - finish(b) || cardsHome(b.progress) - cardsHome(a.progress),
-  );
+  const places = racePlaces(race);
+  const place = (r) => places.get(r.player) ?? Infinity;
+  return race.racers.map((r) => ({ ...r, place: places.get(r.player) ?? null })).sort((a, b) => place(a) - place(b));
+}
+
+/** "3rd of 12": a place in the page's language, with the ordinal where the
+ *  language's rules have one (Intl's ordinal categories: English one/two/few/other;
+ *  Bulgarian, Indonesian and Turkish have "other" only, translated as they say it). */
+export function placeWords(place, of) {
+  const params = { place: formatNumber(place), n: formatNumber(of) };
+  switch (new Intl.PluralRules(LANG, { type: "ordinal" }).select(place)) {
+    case "one":
+      return fmt(pgettext("race place, ordinal 1, 21, 31…", "%(place)sst of %(n)s"), params);
+    case "two":
+      return fmt(pgettext("race place, ordinal 2, 22, 32…", "%(place)snd of %(n)s"), params);
+    case "few":
+      return fmt(pgettext("race place, ordinal 3, 23, 33…", "%(place)srd of %(n)s"), params);
+    default:
+      return fmt(pgettext("race place, any other ordinal", "%(place)sth of %(n)s"), params);
+  }
 }
 
 /** "31 of 52 cards home · 4 uncovered · 87 moves · 3:12": the racer's figures, in words. */
@@ -150,8 +203,10 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
   // A <progress>: no style attribute (the Content-Security-Policy allows none).
   const bar = `<progress class="racer-bar" max="${DECK}" value="${home}" aria-label="${escapeHtml(gettext("Cards home"))}">${home}</progress>`;
   const cls = `racer${racer.player === me ? " me" : ""}${racer.player === following ? " followed" : ""}`;
-  const attrs = `class="${cls}" data-player="${name}" data-status="${escapeHtml(racer.status)}" data-home="${home}" data-moves="${p.moves ?? 0}" data-uncovered="${p.uncovered ?? 0}"`;
-  const label = escapeHtml(`${racer.player}: ${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
+  const attrs = `class="${cls}" data-player="${name}" data-place="${racer.place ?? ""}" data-status="${escapeHtml(racer.status)}" data-home="${home}" data-moves="${p.moves ?? 0}" data-uncovered="${p.uncovered ?? 0}"`;
+  // The chip's label is all a screen reader hears of it: its place too.
+  const placed = racer.place ? `${placeWords(racer.place, race.racers.length)}, ` : "";
+  const label = escapeHtml(`${racer.player}: ${placed}${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
   if (compact) {
     return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${home}/${DECK}</span>${p.uncovered ? ` <span class="racer-uncovered">↑${p.uncovered}</span>` : ""} <span class="racer-moves">${p.moves ?? 0}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
   }

@@ -16,6 +16,7 @@ import {
   countdown,
   followedHtml,
   loadRatings,
+  ordered,
   raceStatusLabel,
   racerHtml,
   RaceFeed,
@@ -102,7 +103,8 @@ function drawRacers(race) {
     list.innerHTML = standingsHtml(race, state.ratings);
   } else {
     list.classList.remove("standings");
-    const rows = [...race.racers].map((r) => racerHtml(race, r, { me, following: state.following }));
+    // While the race runs, in live place order, each with its place (race.js `racePlaces`).
+    const rows = ordered(race).map((r) => racerHtml(race, r, { me, following: state.following }));
     list.innerHTML = rows.join("");
     if (race.status === "running") addFollowButtons(list);
   }

@@ -1,12 +1,12 @@
 // A racer's board (issue 29): the play page (play.js) for the racer's own attempt,
 // with this module beside it: a compact strip of every racer's progress above the
-// board (cards home out of 52, uncovered, moves, time, status, the finish order as
-// it happens — never a card), the countdown over the board until the start, and
+// board (your live place, cards home out of 52, uncovered, moves, time, status, the
+// finish order as it happens — never a card), the countdown over the board until the start, and
 // the standings, replays and rematch at the end. Fed by `/ws/races/<id>/`.
 
 import { announce, fmt } from "./i18n.js";
 import { post } from "./api.js";
-import { countdown, loadRatings, ordered, racerHtml, RaceFeed, standingsHtml } from "./race.js";
+import { countdown, loadRatings, ordered, placeWords, racerHtml, RaceFeed, standingsHtml } from "./race.js";
 
 const $ = (id) => document.getElementById(id);
 const strip = $("race-strip");
@@ -34,7 +34,14 @@ function render(race) {
 
 function drawChips(race) {
   if (!race) return;
-  $("race-chips").innerHTML = ordered(race).map((r) => racerHtml(race, r, { me, compact: true })).join("");
+  const racers = ordered(race);
+  $("race-chips").innerHTML = racers.map((r) => racerHtml(race, r, { me, compact: true })).join("");
+  // Your own place, live ("3rd of 12"): the same order as the chips and the standings.
+  const mine = racers.find((r) => r.player === me);
+  const place = $("race-place");
+  place.hidden = !mine?.place;
+  place.textContent = mine?.place ? placeWords(mine.place, racers.length) : "";
+  place.dataset.place = mine?.place ?? "";
   // The finish order as it happens: each win said once (the chips put winners first).
   for (const r of race.racers) {
     if (r.status === "won" && !state.finished.has(r.player)) {
