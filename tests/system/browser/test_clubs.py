@@ -135,3 +135,58 @@ def test_a_club_made_joined_by_link_and_its_live_board(new_page, server):
     line = owner_page.inner_text("#win-circles")
     assert line == f"#2 of 2 you follow · #2 of 2 in {name}", line
     screenshot(owner_page, "card-circles")
+
+
+NAV_FITS = "() => { const n = document.querySelector('.site-nav'); return n.scrollWidth <= n.clientWidth; }"
+
+
+def test_the_header_leads_a_signed_in_player_to_their_clubs(new_page, server):
+    """The header's Clubs (an account's only, as the lobby's): in view beside the
+    other five links on a 360-px phone and a landscape one, on a page and a game;
+    it opens /clubs/ (marked the current page there and on a club's page). A
+    visitor and a guest, who can have no club, see none."""
+    page = new_page(width=360, height=740)
+    name = sign_up(page)
+    game = server.python(
+        "from accounts.models import User\n"
+        "from games.dailies import daily_deal_get, utc_today\n"
+        "from games.services import _create_attempt\n"
+        "daily = daily_deal_get(date=utc_today(), variant='SH1-C4')\n"
+        f"user = User.objects.get(username={name!r})\n"
+        "result = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True).pk\n"
+    )
+    for path in ("/", f"/play/{game}/"):
+        page.goto(path)
+        for size in ((360, 740), (390, 844), (640, 360), (844, 390), (1366, 768)):
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            assert page.locator("#nav-clubs").is_visible(), (path, size)
+            assert page.evaluate(NAV_FITS), f"the site's links scroll at {size} on {path}"
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto("/")
+    assert page.get_attribute("#nav-clubs", "aria-current") is None
+    page.click("#nav-clubs")
+    page.wait_for_url("**/clubs/")
+    assert page.get_attribute("#nav-clubs", "aria-current") == "page"
+    assert page.inner_text("#clubs-title") == "Clubs"
+    page.wait_for_selector("#my-clubs-empty:not([hidden])")
+    not_wider_than_the_screen(page)
+    screenshot(page, "clubs-nav-360x740")
+    page.fill("#club-name", f"Nav {secrets.token_hex(3)}")
+    page.click("#club-create")
+    page.wait_for_url("**/clubs/nav-*/")
+    assert page.get_attribute("#nav-clubs", "aria-current") == "page"
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/clubs/")
+    page.wait_for_selector("#my-clubs li")
+    screenshot(page, "clubs-nav-1366x768")
+
+    visitor = new_page(width=360, height=740)
+    visitor.goto("/")
+    visitor.wait_for_selector("#deals[aria-busy=false]")
+    assert visitor.locator("#nav-clubs").count() == 0
+    visitor.click('.deal[data-variant="SH1-C4"] [data-start="SH1-C4"]')  # now a guest
+    visitor.wait_for_url("**/play/*/")
+    assert visitor.get_attribute("body", "data-guest") == "1"
+    assert visitor.locator("#nav-clubs").count() == 0
+    visitor.goto("/")
+    assert visitor.locator("#nav-clubs").count() == 0
