@@ -137,7 +137,10 @@ def test_a_club_made_joined_by_link_and_its_live_board(new_page, server):
     screenshot(owner_page, "card-circles")
 
 
-NAV_FITS = "() => { const n = document.querySelector('.site-nav'); return n.scrollWidth <= n.clientWidth; }"
+NAV_FITS = """() => {
+    const n = document.querySelector('.site-nav');
+    return n.scrollWidth <= n.clientWidth;
+}"""
 
 
 def test_the_header_leads_a_signed_in_player_to_their_clubs(new_page, server):

@@ -6,13 +6,14 @@ result.
 
 Today's Seahaven and Easy Harp dailies run: one account wins the Seahaven one,
 another resigns the Easy Harp one (hidden cards: it has seen some), a third
-plays the Seahaven one part way — cards home, every card seen — and resigns
-(a loss the result card shares, finish.js), a fourth account's result is
-disqualified (on no board). A visitor, the winner, the losers and a fresh
-account read each page and image in two languages: no byte names a running
-daily's code or key, the page's result (its cards and the section shown)
-names no card, the PNG has no text chunk, and no text drawn on the image
-(``result_lines``, what ``draw_result`` draws) names a card or the code. The disqualified result is a 404 for all of them, and its 404 says
+plays the Seahaven one part way along the solver's line — cards home, every
+card face up — and resigns (a loss the result card shares, finish.js), a
+fourth account's result is disqualified (on no board). A visitor, the winner,
+the losers and a fresh account read each page and image in two languages: no
+byte names a running daily's code or key, the page's result (its cards and the
+section shown) names no card, the PNG has no text chunk, and no text drawn on
+the image (``result_lines``, what ``draw_result`` draws) names a card or the
+code. The disqualified result is a 404 for all of them, and its 404 says
 nothing either. Then the deal under today's Seahaven daily is swapped for
 another with everything public unchanged: the page's cards and the image are
 byte for byte the same — drawn from the board's figures only.
