@@ -118,6 +118,7 @@ def test_every_page_passes_axe_at_every_size(new_page, server, width, height, sc
         (player, "clubs", "/clubs/"),  # issue 29
         (player, "club", f"/clubs/{club}/"),
         (watcher, "club-outside", f"/clubs/{club}/"),
+        (player, "player-club-ranks", f"/players/{name}/?club={club}"),  # Ranks among
     ]
     found: dict[str, list[str]] = {}
     folder = ARTIFACTS / "sizes"

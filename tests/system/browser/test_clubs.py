@@ -18,7 +18,7 @@ import datetime as dt
 import secrets
 from typing import Any
 
-from tests.support.browser import screenshot, sign_up
+from tests.support.browser import api, screenshot, sign_up
 
 
 def result(server: Any, username: str, score: int, *, announce: bool = False) -> int:
@@ -135,3 +135,124 @@ def test_a_club_made_joined_by_link_and_its_live_board(new_page, server):
     line = owner_page.inner_text("#win-circles")
     assert line == f"#2 of 2 you follow · #2 of 2 in {name}", line
     screenshot(owner_page, "card-circles")
+
+
+NAV_FITS = """() => {
+    const n = document.querySelector('.site-nav');
+    return n.scrollWidth <= n.clientWidth;
+}"""
+
+
+def test_the_header_leads_a_signed_in_player_to_their_clubs(new_page, server):
+    """The header's Clubs (an account's only, as the lobby's): in view beside the
+    other five links on a 360-px phone and a landscape one, on a page and a game;
+    it opens /clubs/ (marked the current page there and on a club's page). A
+    visitor and a guest, who can have no club, see none."""
+    page = new_page(width=360, height=740)
+    name = sign_up(page)
+    game = server.python(
+        "from accounts.models import User\n"
+        "from games.dailies import daily_deal_get, utc_today\n"
+        "from games.services import _create_attempt\n"
+        "daily = daily_deal_get(date=utc_today(), variant='SH1-C4')\n"
+        f"user = User.objects.get(username={name!r})\n"
+        "result = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True).pk\n"
+    )
+    for path in ("/", f"/play/{game}/"):
+        page.goto(path)
+        for size in ((360, 740), (390, 844), (640, 360), (844, 390), (1366, 768)):
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            assert page.locator("#nav-clubs").is_visible(), (path, size)
+            assert page.evaluate(NAV_FITS), f"the site's links scroll at {size} on {path}"
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto("/")
+    assert page.get_attribute("#nav-clubs", "aria-current") is None
+    page.click("#nav-clubs")
+    page.wait_for_url("**/clubs/")
+    assert page.get_attribute("#nav-clubs", "aria-current") == "page"
+    assert page.inner_text("#clubs-title") == "Clubs"
+    page.wait_for_selector("#my-clubs-empty:not([hidden])")
+    not_wider_than_the_screen(page)
+    screenshot(page, "clubs-nav-360x740")
+    page.fill("#club-name", f"Nav {secrets.token_hex(3)}")
+    page.click("#club-create")
+    page.wait_for_url("**/clubs/nav-*/")
+    assert page.get_attribute("#nav-clubs", "aria-current") == "page"
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto("/clubs/")
+    page.wait_for_selector("#my-clubs li")
+    screenshot(page, "clubs-nav-1366x768")
+
+    visitor = new_page(width=360, height=740)
+    visitor.goto("/")
+    visitor.wait_for_selector("#deals[aria-busy=false]")
+    assert visitor.locator("#nav-clubs").count() == 0
+    visitor.click('.deal[data-variant="SH1-C4"] [data-start="SH1-C4"]')  # now a guest
+    visitor.wait_for_url("**/play/*/")
+    assert visitor.get_attribute("body", "data-guest") == "1"
+    assert visitor.locator("#nav-clubs").count() == 0
+    visitor.goto("/")
+    assert visitor.locator("#nav-clubs").count() == 0
+
+
+def test_a_players_page_ranks_them_among_a_club_the_viewer_shares(new_page, server):
+    """On the page of a player in one of the viewer's clubs, "Ranks among:
+    Everyone / <club>" (as the leaderboard's Show): the club shows the player's
+    rank among its members on each daily, kept in the URL. The page of a player
+    in none of the viewer's clubs, and any page to a visitor, has no such choice."""
+    page = new_page(width=360, height=740)
+    owner = sign_up(page)
+    name = f"Ranks {secrets.token_hex(3)}"
+    club = api(page, "POST", "/api/clubs/", {"name": name})
+    other = new_page()
+    member = sign_up(other)
+    api(other, "POST", "/api/clubs/join/", {"code": club["code"]})
+    stranger = sign_up(new_page())
+    result(server, owner, 700)
+    result(server, member, 800)
+    result(server, stranger, 900)
+    day = dt.datetime.now(dt.UTC).date().isoformat()
+
+    page.goto(f"/players/{member}/")
+    page.wait_for_selector("#player-ranks:not([hidden])")
+    options = page.eval_on_selector_all(
+        "#player-ranks-among option", "os => os.map(o => [o.value, o.textContent])"
+    )
+    assert options == [["", "Everyone"], [club["slug"], name]]
+    assert page.locator("#player-ranks-hint").is_visible()
+    assert page.locator("#player-club-ranks").is_hidden()
+    page.select_option("#player-ranks-among", club["slug"])
+    row = page.locator(f'#player-club-ranks tr[data-date="{day}"][data-variant="SH1-C4"]')
+    row.wait_for()
+    assert row.locator(".rank").inner_text() == "#1 of 2"  # among the two members, not 2 of 3
+    assert page.locator("#player-ranks-hint").is_hidden()
+    assert page.url.endswith(f"?club={club['slug']}")
+    link = row.locator("a").get_attribute("href")
+    assert link == f"/leaderboard/{day}/SH1-C4/?club={club['slug']}"
+    not_wider_than_the_screen(page)
+    screenshot(page, "player-club-ranks-360x740")
+    # The choice is in the URL: a reload (or a shared link) shows the same.
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.reload()
+    row.wait_for()
+    assert page.input_value("#player-ranks-among") == club["slug"]
+    screenshot(page, "player-club-ranks-1366x768")
+    page.select_option("#player-ranks-among", "")
+    page.wait_for_selector("#player-club-wrap", state="hidden")
+    assert "club=" not in page.url
+    # My own page: my rank in my club.
+    page.goto(f"/players/{owner}/?club={club['slug']}")
+    page.wait_for_selector(f'#player-club-ranks tr[data-date="{day}"] .rank')
+    assert page.inner_text(f'#player-club-ranks tr[data-date="{day}"] .rank') == "#2 of 2"
+
+    # No club shared, or signed out: no choice.
+    page.goto(f"/players/{stranger}/")
+    page.wait_for_selector("#player-variants tbody tr")
+    page.wait_for_timeout(500)  # the clubs' answer has come
+    assert page.locator("#player-ranks").is_hidden()
+    visitor = new_page()
+    visitor.goto(f"/players/{member}/?club={club['slug']}")
+    visitor.wait_for_selector("#player-variants tbody tr")
+    visitor.wait_for_timeout(500)
+    assert visitor.locator("#player-ranks").is_hidden()
+    assert visitor.inner_text("#player-error") == ""

@@ -131,13 +131,14 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
         arg=f"{board['me']['rank']} of {board['count'] + 1}",
     )
     board = api(page, "GET", f"/api/leaderboard/{today()}/SH1-C4/")
-    # A resignation opens no card by itself; its Result shows the figures, with nothing to share.
+    # A resignation opens no card by itself; its Result shows the figures, and Share
+    # (a counted result: test_a_ranked_loss_shares_its_own_page_and_a_practice_loss_nothing).
     other.wait_for_selector("#show-result", state="visible")
     assert other.locator("#win").is_hidden()
     other.click("#show-result")
     other.wait_for_selector("#win-rank-row", state="visible")
     assert other.inner_text("#win-title") == "Resigned"
-    assert other.locator("#win-share").is_hidden()
+    assert other.locator("#win-share").is_visible()
 
     # Shown once: a reload shows the finished board, and the Result button; the card
     # does not open, not even after the time a cascade takes.
@@ -243,6 +244,64 @@ def test_a_won_practice_of_the_daily_has_par_and_shares_without_rank_or_streak(
         f"{clock(game['elapsed_ms'])} · {game['moves']} moves (par {daily['par']})\n"
         f"{site}/daily/{today()}/"
     )
+
+
+def test_a_ranked_loss_shares_its_own_page_and_a_practice_loss_nothing(new_page, server, site):
+    """A resigned ranked daily counts (on the board, with its page ``/r/<id>/``):
+    its card offers Share, whose text says what the board's row says — not won,
+    score, time, moves, rank — and names no card nor the running daily's code.
+    A practice of the same daily, resigned, keeps no Share (nothing counted)."""
+    page = new_page(360, 740)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    sign_up(page)
+    attempt = open_daily(page, "SH1-C4")
+    daily = server.daily("SH1-C4")
+    post_actions(page, attempt, 0, daily["proof"][:12])  # some cards home first
+    wait_moves(page, 12)
+    resign(page)
+    page.wait_for_selector("#show-result", state="visible")
+    assert page.locator("#win").is_hidden()  # a loss opens no card by itself
+    page.click("#show-result")
+    wait_figures(page)
+    assert page.inner_text("#win-title") == "Resigned"
+    assert page.locator("#win-share").is_visible()
+    game = api(page, "GET", f"/api/games/{attempt}/")
+    board = api(page, "GET", f"/api/leaderboard/{today()}/SH1-C4/")
+    assert game["status"] == "resigned" and game["ranked"] and game["score"] > 0
+    screenshot(page, "finish-card-loss-360x740")
+    page.click("#win-share")
+    page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
+    assert page.inner_text("#win-share-status") == "Copied."
+    text = page.evaluate("navigator.clipboard.readText()")
+    assert text == (
+        f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) ✗ Resigned · "
+        f"score {game['score']} · {clock(game['elapsed_ms'])} · {game['moves']} moves · "
+        f"#{board['me']['rank']} of {board['count']}\n"
+        f"{site}/r/{attempt}/"
+    )
+    card = page.evaluate("document.getElementById('win').outerHTML")
+    for shown in (text, card):
+        assert daily["code"] not in shown
+        assert not CARD.search(shown), CARD.search(shown)
+    # The link is the result's page, open to anyone: it reads as the share text does.
+    page.goto(f"/r/{attempt}/")
+    line = page.inner_text("#result-line")
+    assert line.startswith(f"Not won · score {game['score']} · {game['moves']} moves · "), line
+
+    # A practice of the daily, resigned: no Share.
+    page.goto("/")
+    page.click('[data-practise="SH1-C4"]')
+    page.wait_for_url(re.compile(r"/play/\d+/$"))
+    page.wait_for_selector("#board .pile[data-pile=t1] .card")
+    practice = int(page.url.rstrip("/").split("/")[-1])
+    post_actions(page, practice, 0, daily["proof"][:3])
+    wait_moves(page, 3)
+    resign(page)
+    page.click("#show-result")
+    page.wait_for_selector("#win", state="visible")
+    assert "Daily · practice" in page.inner_text("#win-what")
+    page.wait_for_timeout(500)  # nothing to fetch that could show it
+    assert page.locator("#win-share").is_hidden()
 
 
 @pytest.mark.parametrize(("width", "height"), [(360, 640), (640, 360)])
@@ -387,6 +446,23 @@ def test_the_share_text_of_each_kind_of_win(new_page):
         " · 1 move (par 60)" + link,
         "Patience Daily 2026-12-02 · Seahaven Towers, Easy (4 cells) ✓ 0:59 · 61 moves (par 61)"
         " · #2 of 2" + link,
+    ]
+
+
+def test_the_share_text_of_a_ranked_loss(new_page):
+    """Not won: the result's status, score, time, moves and rank — the board row's
+    figures, as its page says them — no par and no streak even if given."""
+    page = new_page()
+    page.goto("/")
+    loss = {**RANKED_WIN, "id": 1234, "score": 420, "rank": 120}
+    texts = page.evaluate(
+        SHARE, [{**loss, "status": "resigned"}, {**loss, "status": "abandoned", "rank": None}]
+    )
+    assert texts == [
+        "Patience Daily 2026-12-02 · Seahaven Towers, Hard (1 cell) ✗ Resigned · score 420"
+        " · 3:12 · 98 moves · #120 of 340\nhttps://patience.example/r/1234/",
+        "Patience Daily 2026-12-02 · Seahaven Towers, Hard (1 cell) ✗ Abandoned · score 420"
+        " · 3:12 · 98 moves\nhttps://patience.example/r/1234/",
     ]
 
 

@@ -22,25 +22,44 @@ const CASCADE_SPREAD_MS = 1700; // from the first card's fall to the last one's,
 const CASCADE_FALL_MS = 1100; // finish.css: .cascade-card's animation-duration
 const SHOWN_MS = 4000; // how long "Copied." stays
 
-/** The spoiler-free text a won daily is shared with, its link last: a ranked
+/** The spoiler-free text a daily result is shared with, its link last: a ranked
  *  result's own page (`/r/<id>/`, issue 28: the board's line of it, with a link
- *  preview) when its `id` is given, else the day's page:
+ *  preview) when its `id` is given, else the day's page. A win:
  *  "Patience Daily 2026-12-02 · Seahaven Towers, Hard (1 cell) ✓ 3:12 · 98 moves (par 87)
  *   · #12 of 340 · 5-day streak\nhttps://…/r/1234/". A practice says so and
- *  has neither rank nor streak. "Patience Daily" is the brand: not translated. */
+ *  has neither rank nor streak. A ranked result not won (`status` resigned or
+ *  abandoned) says what its board row and its page say (frontend/social.py
+ *  result_line): "… ✗ Resigned · score 420 · 3:12 · 98 moves · #120 of 340".
+ *  Figures only: never the code, a card or a move. "Patience Daily" is the brand:
+ *  not translated. */
 export function shareLink({ date, ranked, id, origin }) {
   return ranked && id ? `${origin}/r/${id}/` : `${origin}/daily/${date}/`;
 }
 
-export function shareText({ date, variant, ranked, ms, moves, par, rank, count, streak, origin, id }) {
+export function shareText({ date, variant, status = "won", ranked, ms, moves, par, score, rank, count, streak, origin, id }) {
+  const won = status === "won";
   const practice = ranked ? "" : ` (${gettext("practice")})`;
-  const parts = [`Patience Daily ${date}`, `${variantLabel(variant).split(" · ").join(", ")}${practice} ✓ ${formatMs(ms)}`];
-  let played = fmt(ngettext("%(n)s move", "%(n)s moves", moves), { n: formatNumber(moves) });
-  if (par) played += ` ${fmt(gettext("(par %(n)s)"), { n: formatNumber(par) })}`;
-  parts.push(played);
+  const game = `${variantLabel(variant).split(" · ").join(", ")}${practice}`;
+  const moved = fmt(ngettext("%(n)s move", "%(n)s moves", moves), { n: formatNumber(moves) });
+  const parts = [`Patience Daily ${date}`];
+  if (won) {
+    parts.push(`${game} ✓ ${formatMs(ms)}`, par ? `${moved} ${fmt(gettext("(par %(n)s)"), { n: formatNumber(par) })}` : moved);
+  } else {
+    parts.push(`${game} ✗ ${statusLabel(status)}`, fmt(gettext("score %(score)s"), { score: formatNumber(score) }), formatMs(ms), moved);
+  }
   if (ranked && rank) parts.push(fmt(gettext("#%(rank)s of %(count)s"), { rank: formatNumber(rank), count: formatNumber(count) }));
-  if (ranked && streak > 0) parts.push(fmt(ngettext("%(n)s-day streak", "%(n)s-day streak", streak), { n: formatNumber(streak) }));
+  if (won && ranked && streak > 0) parts.push(fmt(ngettext("%(n)s-day streak", "%(n)s-day streak", streak), { n: formatNumber(streak) }));
   return `${parts.join(" · ")}\n${shareLink({ date, ranked, id, origin })}`;
+}
+
+/** Whether the card offers Share: a daily won (ranked or its practice, the link
+ *  then the day's page), or a ranked daily that counts whatever its result — its
+ *  own page `/r/<id>/` shows it (a practice not won, a guest's or a failed check's
+ *  result has nothing to share). */
+export function shareable(game) {
+  if (!game.daily || game.status === "playing") return false;
+  if (game.status === "won") return true;
+  return Boolean(game.ranked && !game.guest && game.verified !== false);
 }
 
 /** Copies of the foundations' top cards fall off the table; resolves when done
@@ -186,8 +205,8 @@ export class Finish {
     $("win-streak").textContent = fmt(ngettext("%(n)s day", "%(n)s days", streak || 0), { n: formatNumber(streak || 0) });
     this.fillWouldRank();
     this.fillCircles(ranked);
-    // Only a win on a daily deal is shared: it links to its day's page (a random deal has none).
-    $("win-share").hidden = !(won && game.daily);
+    // A random deal has no day to share; a counted daily result has its own page.
+    $("win-share").hidden = !shareable(game);
     $("win-replay").href = `/replay/${game.id}/`;
     const board = game.daily ? `/leaderboard/${game.daily}/${game.variant}/` : null;
     $("win-leaderboard").hidden = !board;
@@ -303,9 +322,11 @@ export class Finish {
     const shared = {
       date: game.daily,
       variant: game.variant,
+      status: game.status,
       ranked: game.ranked,
       ms: game.elapsed_ms,
       moves: game.moves,
+      score: game.score,
       ...this.figures,
       origin: location.origin,
       id: game.guest ? null : game.id, // a guest's result is on no board (until claimed)

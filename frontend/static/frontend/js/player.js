@@ -1,6 +1,8 @@
 // A player's records and streaks (GET /api/players/{username}/): the streak
 // freezes held and the days one was spent on too; the race rating (issue 29) and
-// its last races.
+// its last races; for a viewer in a club with the player, "Ranks among" one of
+// those clubs (?club=<slug>, as the leaderboard's Show filter): the player's rank
+// among its members on each daily (GET /api/players/{username}/?club=<slug>).
 
 import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
@@ -61,6 +63,59 @@ function showFollow(following) {
   button.textContent = following ? gettext("Following ✓") : gettext("Follow");
 }
 
+/** The viewer's clubs the player is in too (GET /api/clubs/ lists each one's
+ *  members to its members): none signed out or as a guest. */
+async function sharedClubs(player) {
+  if (document.body.dataset.authenticated !== "1") return [];
+  const { clubs } = await get("/api/clubs/");
+  const name = player.toLowerCase();
+  return clubs.filter((club) => (club.members || []).some((m) => m.player.toLowerCase() === name));
+}
+
+/** The player's rank among `club`'s members per daily, newest first (null: everyone). */
+async function showClubRanks(slug) {
+  $("player-ranks-hint").hidden = Boolean(slug);
+  $("player-club-wrap").hidden = !slug;
+  if (!slug) return;
+  const body = $("player-club-ranks").tBodies[0];
+  const p = await get(`/api/players/${encodeURIComponent(username)}/?club=${encodeURIComponent(slug)}`);
+  const results = [...p.club.results].sort((a, b) => b.date.localeCompare(a.date) || a.variant.localeCompare(b.variant));
+  body.innerHTML =
+    results
+      .map(
+        (r) => `<tr data-date="${escapeHtml(r.date)}" data-variant="${escapeHtml(r.variant)}">
+        <td><a href="/leaderboard/${escapeHtml(r.date)}/${escapeHtml(r.variant)}/?club=${encodeURIComponent(slug)}">${escapeHtml(longDate(r.date))}</a></td>
+        <td>${escapeHtml(variantLabel(r.variant))}</td>
+        <td class="num rank">${escapeHtml(fmt(gettext("#%(rank)s of %(count)s"), { rank: formatNumber(r.rank), count: formatNumber(r.count) }))}</td></tr>`,
+      )
+      .join("") || `<tr><td colspan="3" class="empty">${escapeHtml(gettext("No daily deal finished yet."))}</td></tr>`;
+}
+
+/** "Ranks among: Everyone / <club>…", shown when the viewer shares a club with the
+ *  player; the choice is kept in the URL (?club=), as on the leaderboard. */
+async function showRanksAmong(player) {
+  const clubs = await sharedClubs(player);
+  $("player-ranks").hidden = !clubs.length;
+  if (!clubs.length) return;
+  const select = $("player-ranks-among");
+  for (const club of clubs) select.add(new Option(club.name, club.slug));
+  const asked = new URLSearchParams(location.search).get("club");
+  select.value = clubs.some((c) => c.slug === asked) ? asked : "";
+  select.addEventListener("change", async () => {
+    const url = new URL(location.href);
+    url.searchParams.delete("club");
+    if (select.value) url.searchParams.set("club", select.value);
+    history.replaceState(null, "", url);
+    try {
+      $("player-error").textContent = "";
+      await showClubRanks(select.value);
+    } catch (err) {
+      $("player-error").textContent = err.message;
+    }
+  });
+  await showClubRanks(select.value);
+}
+
 $("player-follow").addEventListener("click", async (e) => {
   const following = e.currentTarget.getAttribute("aria-pressed") === "true";
   const path = `/api/players/${encodeURIComponent(username)}/follow/`;
@@ -99,6 +154,7 @@ try {
     );
   $("player-variants").tBodies[0].innerHTML =
     rows.join("") || `<tr><td colspan="6" class="empty">${escapeHtml(gettext("No daily deal finished yet."))}</td></tr>`;
+  await showRanksAmong(p.username);
 } catch (err) {
   $("player-error").textContent = err.message;
 }
