@@ -241,15 +241,28 @@ def race_start(*, slug: str, host: User) -> Race:
     return race
 
 
-def _racer_done(race: Race, racer: Racer, status: str, attempt: Attempt | None = None) -> None:
-    """Inside the race's transaction: ``racer`` finished as ``status``."""
+def _racer_done(
+    race: Race,
+    racer: Racer,
+    status: str,
+    attempt: Attempt | None = None,
+    *,
+    at: dt.datetime | None = None,
+) -> None:
+    """Inside the race's transaction: ``racer`` finished as ``status`` — at the
+    race's end instant ``at`` when the end stopped them (every racer stopped so
+    has the same time: equal cards home are an equal place), else now."""
     attempt = attempt or (
         Attempt.objects.filter(pk=racer.attempt_id).first() if racer.attempt_id else None
     )
     racer.status = status
-    racer.finished_at = timezone.now()
+    racer.finished_at = at or timezone.now()
     if attempt is not None:
-        racer.elapsed_ms = attempt.elapsed_ms or attempt.ms_since_start(racer.finished_at)
+        racer.elapsed_ms = (
+            attempt.ms_since_start(at)
+            if at is not None
+            else attempt.elapsed_ms or attempt.ms_since_start(racer.finished_at)
+        )
         racer.progress = racer_progress(attempt)
     racer.save(update_fields=["status", "finished_at", "elapsed_ms", "progress"])
 
@@ -308,7 +321,10 @@ def _end(race: Race) -> None:
             attempt_resign(attempt_id=attempt.pk, player=racer.player)
             attempt.refresh_from_db()
         won = attempt is not None and attempt.status == Attempt.Status.WON
-        _racer_done(race, racer, Racer.Status.WON if won else Racer.Status.RESIGNED, attempt)
+        if won:  # its win committed before the end reached it: the win's own time
+            _racer_done(race, racer, Racer.Status.WON, attempt)
+        else:
+            _racer_done(race, racer, Racer.Status.RESIGNED, attempt, at=now)
     racers = list(Racer.objects.filter(race=race))
     places = standings(racers)
     for racer in racers:

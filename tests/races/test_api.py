@@ -194,6 +194,28 @@ def test_the_race_ends_at_its_time_and_those_racing_resign(make_player, no_count
 
 
 @pytest.mark.django_db(transaction=True)
+def test_racers_the_end_stops_with_equal_cards_home_share_a_place(
+    make_player, no_countdown, finished
+):
+    """The end resigns those still racing one after the other; each stops at the
+    same instant, so equal cards home are an equal place (as the live places said)."""
+    host, rival, third = make_player(), make_player(), make_player()
+    slug = create(host, {"code": WIN_CODE})["id"]
+    post(rival, slug, "join")
+    post(third, slug, "join")
+    post(host, slug, "start")
+    for client in (host, rival, third):
+        assert act(client, get(client, slug)["you"]["attempt"], 0, FIRST).status_code == 200
+    race = Race.objects.get(slug=slug)
+    assert races_end_due(now=race.ends_at + dt.timedelta(seconds=1)) == 1
+    over = get(host, slug)
+    assert {r["place"] for r in over["racers"]} == {1}, over["racers"]
+    assert len({r.elapsed_ms for r in Racer.objects.filter(race=race)}) == 1
+    [(_, standings, _)] = finished
+    assert sorted(place for _, place in standings) == [1, 1, 1]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_no_move_counts_before_the_countdown_ends(make_player):
     host, rival = make_player(), make_player()
     slug = create(host, {"code": WIN_CODE})["id"]
