@@ -139,9 +139,13 @@ def test_a_busy_push_service_is_asked_again_later(push: PushService):
 def test_a_local_hour(push: PushService):
     client = sign_up("fay", PASSWORD)
     browser = subscribed(client, push, hour=8, timezone="America/New_York")
-    day = tomorrow_at(0).date()
-    due = due_at(hour=8, zone="America/New_York", day=day)
+    # The first 08:00 in New York after the choice: today's UTC day's before 12:00 or
+    # 13:00 UTC, else tomorrow's (a test run in the UTC morning takes today's).
+    due = Reminder.objects.get().next_at
+    day = due.date()
+    assert due == due_at(hour=8, zone="America/New_York", day=day)
     assert due.hour in (12, 13)  # 08:00 in New York: 12:00 UTC in summer, 13:00 in winter
+    assert timezone.now() < due <= timezone.now() + dt.timedelta(days=1)
     assert reminders_send(now=due - dt.timedelta(minutes=10)) == {}
     assert reminders_send(now=due + dt.timedelta(minutes=2)) == {"sent": 1}
     assert len(push.to(browser.path)) == 1

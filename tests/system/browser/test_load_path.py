@@ -32,7 +32,10 @@ def test_the_lobby_runs_from_hashed_immutable_files_in_each_language(new_page, l
     page = new_page(width=390, height=844)
     responses, errors = record(page)
     page.goto("/")
-    page.evaluate("(lang) => { document.cookie = `django_language=${lang}; path=/`; }", language)
+    # Into the browser's cookie store, awaited: a cookie written by document.cookie
+    # reaches the network side of Chromium on its own time, and a reload at once
+    # went out without it now and then (a clean-clone CI run saw 'en' for 'bg').
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": page.url}])
     responses.clear()
     page.reload()
     page.wait_for_selector("#deals[aria-busy=false]")
