@@ -171,12 +171,18 @@ def chromium() -> Iterator[object]:
 @pytest.fixture
 def new_page(chromium, site):
     """``new_page(width=1366, height=768)``: a page in a fresh browser context
-    (its own cookies) on the live server; closed after the test."""
+    (its own cookies) on the live server; closed after the test. A test about
+    the network itself can block the app's service worker (``service_workers="block"``)."""
     contexts = []
 
-    def make(width: int = 1366, height: int = 768, locale: str = "en-GB"):
+    def make(
+        width: int = 1366, height: int = 768, locale: str = "en-GB", service_workers: str = "allow"
+    ):
         context = chromium.new_context(
-            base_url=site, viewport={"width": width, "height": height}, locale=locale
+            base_url=site,
+            viewport={"width": width, "height": height},
+            locale=locale,
+            service_workers=service_workers,
         )
         context.set_default_timeout(10_000)
         contexts.append(context)

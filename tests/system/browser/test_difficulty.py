@@ -24,7 +24,10 @@ def today() -> dt.date:
 
 def yesterday_played_and_measured(server: Any) -> dict[str, Any]:
     """Seven results on yesterday's SH1-C4 (five wins, a late resignation, an early
-    abandon), measured as the job does; the measure as stored."""
+    abandon), measured as the job does; the measure as stored. Its results only:
+    the session's server is shared by the test files a worker runs in turn, and
+    one run before this one may have left a result on that day (test_archive's
+    streak did, and a clean-clone CI run measured 7 players)."""
     return server.python(
         "import datetime as dt, secrets\n"
         "from django.utils import timezone\n"
@@ -34,6 +37,7 @@ def yesterday_played_and_measured(server: Any) -> dict[str, Any]:
         "from games.models import Attempt\n"
         "from games.services import _create_attempt\n"
         "daily = daily_deal_get(date=utc_today() - dt.timedelta(days=1), variant='SH1-C4')\n"
+        "Attempt.objects.filter(daily=daily).delete()\n"
         "rows = [(True, 90, 150_000), (True, 95, 200_000), (True, 100, 400_000),\n"
         "        (True, 130, 700_000), (True, 300, 3_000_000), (False, 40, 90_000),\n"
         "        (False, 1, 5_000)]\n"
