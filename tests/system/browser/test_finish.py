@@ -74,6 +74,15 @@ def wait_figures(page: Any) -> None:
     page.wait_for_selector("#win-streak-row", state="visible")
 
 
+def shared_text(page: Any) -> str:
+    """Share on the result card where the browser has no share sheet (headless
+    Chromium): the text it copied."""
+    page.click("#win-share")
+    page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
+    assert page.inner_text("#win-share-status") == "Copied."
+    return page.evaluate("navigator.clipboard.readText()")
+
+
 def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_share(
     new_page, server, site
 ):
@@ -105,10 +114,7 @@ def test_a_ranked_win_shows_the_card_once_with_its_figures_and_a_spoiler_free_sh
     assert page.inner_text("#win-streak") == "1 day"
     assert page.get_attribute("#win-leaderboard", "href") == f"/leaderboard/{today()}/SH1-C4/"
 
-    page.click("#win-share")
-    page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
-    assert page.inner_text("#win-share-status") == "Copied."
-    text = page.evaluate("navigator.clipboard.readText()")
+    text = shared_text(page)
     assert text == (
         f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) ✓ "
         f"{clock(game['elapsed_ms'])} · {par} moves (par {par}) · "
@@ -237,9 +243,7 @@ def test_a_won_practice_of_the_daily_has_par_and_shares_without_rank_or_streak(
     assert page.locator("#win-rank-row").is_hidden()
     assert page.locator("#win-streak-row").is_hidden()
     game = api(page, "GET", f"/api/games/{practice}/")
-    page.click("#win-share")
-    page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
-    assert page.evaluate("navigator.clipboard.readText()") == (
+    assert shared_text(page) == (
         f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) (practice) ✓ "
         f"{clock(game['elapsed_ms'])} · {game['moves']} moves (par {daily['par']})\n"
         f"{site}/daily/{today()}/"
@@ -269,10 +273,7 @@ def test_a_ranked_loss_shares_its_own_page_and_a_practice_loss_nothing(new_page,
     board = api(page, "GET", f"/api/leaderboard/{today()}/SH1-C4/")
     assert game["status"] == "resigned" and game["ranked"] and game["score"] > 0
     screenshot(page, "finish-card-loss-360x740")
-    page.click("#win-share")
-    page.wait_for_function("() => document.querySelector('#win-share-status').textContent")
-    assert page.inner_text("#win-share-status") == "Copied."
-    text = page.evaluate("navigator.clipboard.readText()")
+    text = shared_text(page)
     assert text == (
         f"Patience Daily {today()} · Seahaven Towers, Easy (4 cells) ✗ Resigned · "
         f"score {game['score']} · {clock(game['elapsed_ms'])} · {game['moves']} moves · "
