@@ -47,8 +47,11 @@ def queue_on_commit(task: Task, *args: Any) -> None:
     def send() -> None:
         try:
             task.delay(*args)
-        except Exception:
-            log.warning("%s%r not queued: the broker did not answer", task.name, args)
+        except Exception as exc:
+            # Queued, the broker did not answer; run in process (CELERY_EAGER), the task
+            # itself failed. Either way the periodic job catches up (see above).
+            how = "failed in process" if settings.CELERY_TASK_ALWAYS_EAGER else "not queued"
+            log.warning("%s%r %s: %s: %s", task.name, args, how, type(exc).__name__, exc)
 
     after_commit(send)
 

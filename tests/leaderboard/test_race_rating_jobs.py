@@ -178,3 +178,29 @@ def test_the_sweep_looks_back_a_week(make_player):
     Race.objects.filter(slug=slug).update(finished_at=timezone.now() - dt.timedelta(days=6))
     assert rate_unrated_races.apply().get() == 1
     assert len(rated(slug)) == 2
+
+
+def test_a_rating_that_fails_in_process_is_said_so_and_left_to_the_sweep(make_player, caplog):
+    """With tasks in process and their errors raised (the tests' and ``make run``'s
+    setting), a rating that meets the held lock fails inside the end's request:
+    the race still ends (the request is answered), the log says the job failed in
+    process (not that a broker did not answer), and the sweep rates the race."""
+    locked = threading.Event()
+    holder = threading.Thread(target=hold_table, args=(RaceRating._meta.db_table, 4.5, locked))
+
+    def hold() -> None:
+        holder.start()
+        assert locked.wait(10)
+
+    caplog.set_level(logging.WARNING, logger="games.tasks")
+    try:
+        slug = race_to_the_end(make_player, movers=2, before_the_end=hold)
+    finally:
+        if holder.is_alive():
+            holder.join()
+    assert Race.objects.get(slug=slug).status == Race.Status.FINISHED
+    said = [r.getMessage() for r in caplog.records if r.name == "games.tasks"]
+    assert any("rate_race" in m and "failed in process" in m for m in said), said
+    assert rated(slug) == []
+    assert rate_unrated_races.apply().get() == 1
+    assert len(rated(slug)) == 2
