@@ -16,7 +16,7 @@ from accounts.models import User
 from accounts.services import guests_purge
 from games.dailies import utc_today
 from games.models import Action, Attempt, Review
-from tests.support.api import Client, assert_error, win_daily
+from tests.support.api import Client, assert_error, throttle_rates, win_daily
 from tests.support.fairplay import own_address, today_daily
 
 # Transactions commit, so the jobs queued on commit (the check, the review) run.
@@ -203,12 +203,7 @@ def test_a_claimed_result_is_reviewed_again_as_the_accounts(make_player):
 
 
 def test_guests_are_made_within_a_rate_per_address(anon, settings):
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {
-        **framework["DEFAULT_THROTTLE_RATES"],
-        "guests": "2/hour",
-    }
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, **{"guests": "2/hour"})
     for _ in range(2):
         assert Client().send("/api/auth/guest/", None).status_code == 201
     refused = Client().send("/api/auth/guest/", None)

@@ -10,7 +10,7 @@ from django.test import Client as DjangoClient
 
 from accounts.models import User
 from deploy.stack import free_port
-from tests.support.api import Client, assert_error, sign_up
+from tests.support.api import Client, assert_error, sign_up, throttle_rates
 from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (the smtp fixture)
 
 PASSWORD = "correct horse battery"
@@ -142,12 +142,7 @@ def test_no_address_or_no_account_is_a_clear_4xx_and_mails_nothing(smtp: Mailbox
 
 
 def test_mailing_again_is_limited_per_player(smtp: Mailbox, settings):
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {
-        **framework["DEFAULT_THROTTLE_RATES"],
-        "email-resend": "2/hour",
-    }
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, **{"email-resend": "2/hour"})
     client, other = sign_up("ida", PASSWORD), sign_up("jon", PASSWORD)
     for who, address in ((client, "ida@example.org"), (other, "jon@example.org")):
         who.put("/api/auth/email/", {"email": address}, format="json")

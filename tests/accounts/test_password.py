@@ -9,7 +9,7 @@ import pytest
 from django.conf import settings
 
 from accounts.models import User
-from tests.support.api import Client, assert_error, sign_up
+from tests.support.api import Client, assert_error, sign_up, throttle_rates
 
 PASSWORD = "correct horse battery"
 NEW = "staple battery horse"
@@ -96,12 +96,7 @@ def test_the_session_cookie_says_ninety_days():
 
 @pytest.mark.django_db
 def test_changes_are_limited_per_player(settings):
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {
-        **framework["DEFAULT_THROTTLE_RATES"],
-        "account-changes": "2/hour",
-    }
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, **{"account-changes": "2/hour"})
     client, other = sign_up("gil", PASSWORD), sign_up("hux", PASSWORD)
     for _ in range(2):
         wrong = client.send("/api/auth/password/", {"old": "guess", "new": NEW})

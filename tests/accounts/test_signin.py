@@ -15,7 +15,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
 from django.contrib.auth.hashers import MD5PasswordHasher
 
-from tests.support.api import Client, assert_error
+from tests.support.api import Client, assert_error, throttle_rates
 
 LOGIN = "/api/auth/login/"
 
@@ -45,10 +45,7 @@ class BlockingHasher(MD5PasswordHasher):
 @pytest.fixture
 def rates(settings):
     def set_rates(num_proxies: int = 1, **rates: str) -> None:
-        framework = dict(settings.REST_FRAMEWORK)
-        framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
-        framework["NUM_PROXIES"] = num_proxies  # X-Forwarded-For names the client
-        settings.REST_FRAMEWORK = framework
+        throttle_rates(settings, num_proxies=num_proxies, **rates)
 
     return set_rates
 

@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 
 from clubs.models import Club, Follow, Membership
-from tests.support.api import Client, assert_error, requires_postgres, run_at_once
+from tests.support.api import Client, assert_error, requires_postgres, run_at_once, throttle_rates
 from tests.support.results import daily_of, finished, user_of
 
 
@@ -175,13 +175,7 @@ def test_caps_on_clubs_owned_and_joined(make_player):
 
 
 def test_joins_are_rate_limited(player, settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "club-joins": "3/hour",
-        },
-    }
+    throttle_rates(settings, **{"club-joins": "3/hour"})
     for _ in range(3):
         assert_error(join(player, "B" * 16), 404, "bad_code")
     assert_error(join(player, "B" * 16), 429)

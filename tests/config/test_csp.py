@@ -22,7 +22,7 @@ from django.test import Client as DjangoClient
 
 from deploy.stack import server_env
 from frontend import urls as frontend_urls
-from tests.support.api import assert_error, requires_redis
+from tests.support.api import assert_error, requires_redis, throttle_rates
 from tests.support.results import daily_of, finished, user_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,12 +206,7 @@ def test_only_post_and_only_64_kib():
 
 @requires_redis
 def test_reports_are_limited_per_address(settings):
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {
-        **framework["DEFAULT_THROTTLE_RATES"],
-        "csp-reports": "3/day",  # a day's window does not turn over mid-test
-    }
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, **{"csp-reports": "3/day"})
     browser = DjangoClient()
     statuses = [
         browser.post(REPORT, json.dumps(A_REPORT), content_type="application/csp-report")

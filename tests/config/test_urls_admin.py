@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.test import Client as DjangoClient
 
-from tests.support.api import Client, assert_error, requires_redis
+from tests.support.api import Client, assert_error, requires_redis, throttle_rates
 
 ADMIN = f"/{settings.ADMIN_PATH}"
 
@@ -20,12 +20,7 @@ ADMIN = f"/{settings.ADMIN_PATH}"
 def login_rate(settings):
     """The login limit at 10 per day: the count is what is tested, and a day's
     window (unlike a minute's) does not turn over in the middle of a test."""
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {
-        **framework["DEFAULT_THROTTLE_RATES"],
-        "login": "10/day",
-    }
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, login="10/day")
 
 
 def admin_login(client: DjangoClient, password: str) -> object:

@@ -19,13 +19,13 @@ from django.core.cache import cache
 from deploy.stack import free_port
 from kit.api import LOCAL_SCOPES, LOCAL_SHARE, RateLimited, local_counts, rate_limit
 from kit.http import describe_error, unavailable
-from tests.support.api import assert_error, requires_postgres, requires_redis, run_at_once
-
-
-def throttle_rates(settings, **rates: str) -> None:
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
-    settings.REST_FRAMEWORK = framework  # DRF reloads its settings on the change
+from tests.support.api import (
+    assert_error,
+    requires_postgres,
+    requires_redis,
+    run_at_once,
+    throttle_rates,
+)
 
 
 @pytest.fixture

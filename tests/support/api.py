@@ -5,6 +5,7 @@ need the real PostgreSQL or Redis."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from games.dailies import daily_deal_prepare, utc_today
+from kit.api import _parse_rate
 
 
 def uses_postgres() -> bool:
@@ -149,3 +151,26 @@ DEFAULTS = {
     "tap": "best",
 }
 """The settings of a new account (``/api/auth/settings/``)."""
+
+
+WINDOW_MARGIN_S = 20
+"""``throttle_rates`` starts no count with fewer seconds than this left in a window."""
+
+
+def throttle_rates(overrides: Any, *, num_proxies: int | None = None, **rates: str) -> None:
+    """Set throttle rates (``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``, e.g.
+    ``login="10/min"``) and ``NUM_PROXIES`` on pytest-django's ``settings``
+    fixture (``overrides``), for one test. The limits count in fixed windows
+    (``kit.api.rate_limit``): a test that counts up to a limit across a window's
+    end sees its count start again (a clean-clone CI run's 11th guess at 10/min
+    was let through). So when a window of an hour or less has fewer than
+    ``WINDOW_MARGIN_S`` seconds left, this waits for the next one."""
+    framework = dict(overrides.REST_FRAMEWORK)
+    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
+    if num_proxies is not None:
+        framework["NUM_PROXIES"] = num_proxies  # X-Forwarded-For names the client
+    overrides.REST_FRAMEWORK = framework  # DRF reloads its settings on the change
+    for period in sorted({_parse_rate(rate)[1] for rate in rates.values()}):
+        left = period - time.time() % period
+        if WINDOW_MARGIN_S < period <= 3600 and left < WINDOW_MARGIN_S:
+            time.sleep(left + 0.05)

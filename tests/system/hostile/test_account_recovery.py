@@ -12,7 +12,7 @@ from django.contrib.auth.tokens import default_token_generator
 
 from accounts.models import User
 from accounts.tokens import reset_uid
-from tests.support.api import Client, assert_error, sign_up
+from tests.support.api import Client, assert_error, sign_up, throttle_rates
 from tests.support.smtp import Mailbox, link, link_query, smtp_server  # noqa: F401 (smtp fixture)
 
 PASSWORD = "correct horse battery"
@@ -76,10 +76,7 @@ def test_a_token_works_once(smtp: Mailbox):
 
 
 def rates(settings, **rates: str) -> None:
-    framework = dict(settings.REST_FRAMEWORK)
-    framework["DEFAULT_THROTTLE_RATES"] = {**framework["DEFAULT_THROTTLE_RATES"], **rates}
-    framework["NUM_PROXIES"] = 1  # X-Forwarded-For names the client
-    settings.REST_FRAMEWORK = framework
+    throttle_rates(settings, num_proxies=1, **rates)  # X-Forwarded-For names the client
 
 
 def test_a_token_guessed_or_forged_is_refused(smtp: Mailbox, settings):

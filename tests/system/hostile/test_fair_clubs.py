@@ -22,7 +22,7 @@ import pytest
 from django.test import override_settings
 
 from clubs.models import Club, Membership
-from tests.support.api import assert_error, win_daily
+from tests.support.api import assert_error, throttle_rates, win_daily
 from tests.support.hidden import Wire, check_cardless, prepared
 
 BOARD = "/api/leaderboard/{date}/{variant}/"
@@ -151,13 +151,7 @@ def test_codes_wrong_old_removed_and_full(make_player):
 
 
 def test_guessing_codes_meets_the_limit_per_player_and_per_address(make_player, settings):
-    settings.REST_FRAMEWORK = {
-        **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {
-            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
-            "club-joins": "5/hour",
-        },
-    }
+    throttle_rates(settings, **{"club-joins": "5/hour"})
     owner = make_player()
     club = _club(Wire(), owner, "Guarded Club")
     guessers = [make_player() for _ in range(3)]
