@@ -91,6 +91,24 @@ class lost_announcements:
         race_finished.connect(_rate_finished, dispatch_uid="leaderboard.tasks.rate_finished")
 
 
+def race_ended_with_its_ratings_locked(make_player: Any) -> str:
+    """A race of two movers whose end meets the rating table held locked for 4.5 s
+    from another connection (past ``DB_LOCK_TIMEOUT``): the rating's first run
+    fails. Returns the race's id."""
+    locked = threading.Event()
+    holder = threading.Thread(target=hold_table, args=(RaceRating._meta.db_table, 4.5, locked))
+
+    def hold() -> None:
+        holder.start()
+        assert locked.wait(10)
+
+    try:
+        return race_to_the_end(make_player, movers=2, before_the_end=hold)
+    finally:
+        if holder.is_alive():
+            holder.join()
+
+
 def test_a_rating_that_meets_a_held_lock_runs_again_and_the_race_is_rated(
     make_player, caplog, monkeypatch
 ):
@@ -99,19 +117,8 @@ def test_a_rating_that_meets_a_held_lock_runs_again_and_the_race_is_rated(
     unless propagation is off, as it is for a worker)."""
     monkeypatch.setitem(celery_app.conf, "task_eager_propagates", False)
     assert lock_timeout() == "3s"  # the bound the first run meets (DB_LOCK_TIMEOUT)
-    locked = threading.Event()
-    holder = threading.Thread(target=hold_table, args=(RaceRating._meta.db_table, 4.5, locked))
-
-    def hold() -> None:
-        holder.start()
-        assert locked.wait(10)
-
     caplog.set_level(logging.INFO, logger="celery")
-    try:
-        slug = race_to_the_end(make_player, movers=2, before_the_end=hold)
-    finally:
-        if holder.is_alive():
-            holder.join()
+    slug = race_ended_with_its_ratings_locked(make_player)
     retried = [r for r in caplog.records if "Retry" in r.getMessage()]
     assert retried, "the rating did not meet the lock: nothing was retried"
     changes = rated(slug)
@@ -185,19 +192,8 @@ def test_a_rating_that_fails_in_process_is_said_so_and_left_to_the_sweep(make_pl
     setting), a rating that meets the held lock fails inside the end's request:
     the race still ends (the request is answered), the log says the job failed in
     process (not that a broker did not answer), and the sweep rates the race."""
-    locked = threading.Event()
-    holder = threading.Thread(target=hold_table, args=(RaceRating._meta.db_table, 4.5, locked))
-
-    def hold() -> None:
-        holder.start()
-        assert locked.wait(10)
-
     caplog.set_level(logging.WARNING, logger="games.tasks")
-    try:
-        slug = race_to_the_end(make_player, movers=2, before_the_end=hold)
-    finally:
-        if holder.is_alive():
-            holder.join()
+    slug = race_ended_with_its_ratings_locked(make_player)
     assert Race.objects.get(slug=slug).status == Race.Status.FINISHED
     said = [r.getMessage() for r in caplog.records if r.name == "games.tasks"]
     assert any("rate_race" in m and "failed in process" in m for m in said), said
