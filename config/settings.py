@@ -79,6 +79,8 @@
 | ``FAIRPLAY_DORMANT_DAYS`` | dormant: account made at least this many days before the daily | 2 |
 | ``FAIRPLAY_DORMANT_GAMES`` | … with at most this many earlier games | 2 |
 | ``FAIRPLAY_DORMANT_PAR`` | flag its first ranked Easy Harp win at or under this × par | 1.1 |
+| ``FAIRPLAY_GROUP_V4`` | games of a daily pooled from one IPv4 network of this prefix | 24 |
+| ``FAIRPLAY_GROUP_V6`` | … and one IPv6 network of this prefix | 64 |
 """
 
 import os
@@ -613,6 +615,10 @@ FAIRPLAY_LINK_DAYS = int(env.get("FAIRPLAY_LINK_DAYS", "7"))
 FAIRPLAY_DORMANT_DAYS = int(env.get("FAIRPLAY_DORMANT_DAYS", "2"))
 FAIRPLAY_DORMANT_GAMES = int(env.get("FAIRPLAY_DORMANT_GAMES", "2"))
 FAIRPLAY_DORMANT_PAR = float(env.get("FAIRPLAY_DORMANT_PAR", "1.1"))
+# What the games of a daily saw, pooled per device id and address group (issue 36):
+# the group is the client address's network of this prefix length.
+FAIRPLAY_GROUP_V4 = int(env.get("FAIRPLAY_GROUP_V4", "24"))
+FAIRPLAY_GROUP_V6 = int(env.get("FAIRPLAY_GROUP_V6", "64"))
 
 LANGUAGE_CODE = "en"
 # English, and the languages the original rule pages exist in (issue 6).

@@ -11,22 +11,39 @@ disqualify one (it leaves the board, the standings are pushed live, the
 player's record shows it) or clear it. **Nothing is removed automatically**,
 and every decision is stored with who took it.
 
-The signals (``log_signals``, pure: an action log in, numbers out):
+The signals (``log_signals``, pure: an action log in, numbers out) read one
+replay of the log (``replayed``) and its *standing line* (``standing_line``:
+what stays after the undos, the resolved actions not undone, in order — the
+line the result rests on, whatever was tried and taken back on the way):
 
 - ``median_gap_ms``, ``min_gap_ms``: time between consecutive actions. People
   take seconds to find a move; a script takes milliseconds.
-- ``undos``, ``take_backs``: exploration. A player who looks undoes, or takes a
-  card back from a foundation; a solver's line replayed does neither.
-- ``solver_line``: the resolved actions are exactly the daily's ``proof``.
+- ``look_undos``, ``take_backs``: exploration. A player who looks takes back a
+  *look* — an action that showed a hidden card for the first time (a face-down
+  card turned up, a stock card drawn never seen before) — or takes a card back
+  from a foundation and keeps it so (a take-back in the standing line). A
+  solver's line replayed does neither, and an undone detour (a card moved and
+  moved back, which uncovers nothing) is no exploration: it costs nothing, so a
+  cheat adds dozens. ``undos`` (every undo) is shown to staff, and read only by
+  the scout pattern, where detours can only make a game look more like a scout.
+- ``solver_line``: the logged actions are exactly the daily's ``proof``.
+  ``proof_line``: the standing line is the proof — ``"exact"``, every action, or
+  ``"card_moves"``, the same card moves in the same order with other stock taps
+  (a look through the stock first: passes are free) — though the log is not:
+  the proof played with undone detours (5 of 6 cheating wins measured in issue
+  36). ``proof_share``: the share of the standing line's card moves that the
+  proof's play in the same order from the start (longest common prefix; a
+  foundation spot read as any spot of the suit). ``standing_moves``: the
+  standing line's length, against ``par`` in the reasons.
 - Easy Harp, ``passes`` (turns of the waste back into the stock) and
-  ``progress_share`` (of the moves of cards, the share that sends a card to a
-  foundation or turns up a face-down card): someone who never needs to look at
-  a card before using it wins with no undo, few passes and little shuffling
-  between columns. The solver itself (which knows every card) needs 4 to 7
-  passes and 76–90 % progress moves on the deals measured; a player who looks
-  and explores usually needs more passes and more column moves. The thresholds
-  are the game's own, in its declaration (``GameSpec.never_looked``): a game
-  that hides no card declares none.
+  ``progress_share`` (of the standing line's card moves, the share that sends a
+  card to a foundation or turns up a face-down card): someone who never needs
+  to look at a card before using it wins with no look taken back, few passes
+  and little shuffling between columns. The solver itself (which knows every
+  card) needs 4 to 7 passes and 76–90 % progress moves on the deals measured; a
+  player who looks and explores usually needs more passes and more column
+  moves. The thresholds are the game's own, in its declaration
+  (``GameSpec.never_looked``): a game that hides no card declares none.
 
 Then, from the database (``attempt_signals``): the win against ``par``, the
 account's age (created on the daily's own UTC day) and how many accounts played
@@ -42,10 +59,20 @@ person's pace, from elsewhere. One game alone shows nothing, so
   abandoned (closed when its day ends, or idle ``FAIRPLAY_SCOUT_IDLE_MIN``
   minutes while a win is reviewed), whose player saw most of the hidden cards
   with many undos;
-- a win after it whose resolved line (what stayed after the undos) runs through
-  the positions the scout visited (``line_shared``, pure), or which needed no
-  exploration (few undos, near ``par``) from an account linked to the scout or
-  dormant;
+- a win after it whose standing line runs through the positions the scout
+  visited (``line_shared``, pure), or which needed no exploration (few looks
+  taken back, its standing line near ``par``) from an account linked to the
+  scout or dormant;
+- *pooled scouting* (``pooled_scouting``, issue 36): scouting split over
+  accounts keeps each under the scout line (three guests saw 90, 90 and 76 of
+  95 hidden cards, 93 together). So the hidden cards seen by every other game
+  of the daily — ranked, guests' (claimed or not), practice dealt before
+  running dailies were closed to it — from the players linked to the winner by
+  its device id or its address group (its /24, or /64 for IPv6:
+  ``FAIRPLAY_GROUP_V4``/``_V6``, within ``FAIRPLAY_LINK_DAYS``), up to the
+  win's end, are counted together; a win after a pool that saw the scout share
+  (``FAIRPLAY_SCOUT_SEEN``) is flagged, naming each game and what it saw. An
+  account's own ranked win is no part of a pool (a household of two winners);
 - the *device id* cookie (``games/device.py``) and the address shared by two
   accounts within ``FAIRPLAY_LINK_DAYS`` days: links, named in the reasons;
   a device shared is a reason of its own, an address shared by two is not (a
@@ -53,8 +80,13 @@ person's pace, from elsewhere. One game alone shows nothing, so
 - a win far better than ``par`` by a dormant account (made days before, few games).
 
 Each reason has a weight (``WEIGHTS``); the review's ``score`` is their sum and
-orders the staff queue. Both orders of events are handled: a scout reviewed
-after the win reviews the win again.
+orders the staff queue. A reason of hidden knowledge (``HIDDEN_KNOWLEDGE``: the
+solver's line or the proof standing, a scout's positions or a scout and a win
+that needed no looking, pooled scouts, and what the player knew) weighs 15 or
+more, above all the timing, account and address reasons together (14), so a
+caught cheat sorts above every result flagged for its pace or its links. Both
+orders of events are handled: a scout reviewed after the win reviews the win
+again.
 """
 
 from __future__ import annotations
@@ -64,7 +96,7 @@ import ipaddress
 import itertools
 import logging
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +106,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
-from games.engine import SPECS, EngineError, Game, Move, NeverLooked, new_game
+from games.engine import SPECS, EngineError, Game, Move, NeverLooked, Step, new_game
 from kit.api import RateThrottle
 from kit.errors import Conflict, Forbidden, Invalid
 
@@ -117,22 +149,59 @@ class Thresholds:
 
 
 WEIGHTS = {
+    # What a result's timing, account and address say: worth a look, no more.
     "fast_median": 3,
     "fast_gap": 2,
-    "solver_line": 5,
-    "par_no_exploration": 3,
-    "never_looked": 4,
     "new_account": 1,
     "shared_address": 3,
-    "scout_pattern": 1,
-    "scout_line": 5,
-    "scout_then_win": 4,
     "shared_device": 2,
+    "scout_pattern": 1,
     "dormant_strong_win": 2,
+    # Play that needed no exploration: strong, but an expert's play can look so.
+    "par_no_exploration": 3,
+    "never_looked": 4,
+    # Hidden knowledge: the result used cards its player had not seen.
+    "solver_line": 15,
+    "proof_line": 15,
+    "scout_line": 15,
+    "scout_then_win": 15,
+    "pooled_scouts": 15,
+    "hidden_knowledge": 20,  # what the player knew (games/engine/knew.py, issue 36)
 }
-"""How much each reason weighs in a review's ``score`` (the queue's order): a
-pattern alone (one account's exploration, a shared browser) weighs little, a
-win that uses another account's exploration most."""
+"""How much each reason weighs in a review's ``score``, the staff queue's order.
+A reason of hidden knowledge (``HIDDEN_KNOWLEDGE``) weighs more than all the
+timing, account and address reasons together (``TIMING_ONLY``, 14): a caught
+cheat sorts above every result flagged only for its pace or its links (at most
+12 in one review). ``hidden_knowledge``, the test of what the player
+knew, weighs 20: above every combination one review can carry without a
+hidden-knowledge reason (19: a won game cannot be a scout, a dormant account is
+no new one)."""
+
+TIMING_ONLY = frozenset(
+    {
+        "fast_median",
+        "fast_gap",
+        "new_account",
+        "shared_address",
+        "shared_device",
+        "scout_pattern",
+        "dormant_strong_win",
+    }
+)
+"""The reasons from a result's timing, its account and its links alone."""
+
+HIDDEN_KNOWLEDGE = frozenset(
+    {
+        "solver_line",
+        "proof_line",
+        "scout_line",
+        "scout_then_win",
+        "pooled_scouts",
+        "hidden_knowledge",
+    }
+)
+"""The reasons that say a result used knowledge of cards its player had not seen
+(the staff queue marks them)."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +218,8 @@ class CrossThresholds:
     dormant_days: int = 2
     dormant_games: int = 2
     dormant_par: float = 1.1
+    group_v4: int = 24
+    group_v6: int = 64
 
     @classmethod
     def from_settings(cls) -> CrossThresholds:
@@ -163,18 +234,120 @@ class CrossThresholds:
             dormant_days=settings.FAIRPLAY_DORMANT_DAYS,
             dormant_games=settings.FAIRPLAY_DORMANT_GAMES,
             dormant_par=settings.FAIRPLAY_DORMANT_PAR,
+            group_v4=settings.FAIRPLAY_GROUP_V4,
+            group_v6=settings.FAIRPLAY_GROUP_V6,
         )
 
 
-# --- signals: pure functions over the action log ---------------------------------------------
+# --- replaying a log: what stands, what was seen -----------------------------------------------
+
+
+def _hidden(game: Game) -> frozenset[int]:
+    """The ids of the cards a fresh deal hides (face down, or in the stock)."""
+    return frozenset(c.id for pid, pile in game.piles.items() for c in pile[: game.face_down(pid)])
+
+
+def _visible(game: Game) -> set[int]:
+    """The ids of the cards the player sees now (what the engine's player view
+    shows: ``Game.face_down``)."""
+    return {c.id for pid, pile in game.piles.items() for c in pile[game.face_down(pid) :]}
+
+
+@dataclass(frozen=True)
+class Played:
+    """One action of a log as the engine replayed it (``replayed``)."""
+
+    action: dict[str, Any]
+    """Its resolved form, as the engine records it (a tap is the move it made)."""
+    step: Step | None
+    """What it changed (``Step.turned``: it turned up a face-down card; ``passed``:
+    a stock tap that began a new pass); None for an undo."""
+    took_back: int | None
+    """An undo: the index in the log of the action it took back."""
+    shown: frozenset[int]
+    """The cards hidden at the deal that the player saw for the first time just
+    after it: a face-down card turned up, a stock card drawn. A *look*."""
+
+
+def replayed(game: Game, actions: Sequence[dict[str, Any]]) -> Iterator[Played]:
+    """Apply ``actions`` (JSON) to ``game``, a fresh deal, yielding each as
+    ``Played``; between two, ``game`` is the position after the last. Raises the
+    engine's error (``EngineError`` or ``ValueError``) at the first one it
+    refuses. The replay every signal of a log reads: one idea, one walk."""
+    hidden = _hidden(game)
+    seen: set[int] = set()
+    stack: list[int] = []  # the log indices of the actions an undo may take back
+    for index, data in enumerate(actions):
+        resolved = game.apply(game.parse_action(data))
+        shown = frozenset(_visible(game) & hidden - seen) if hidden else frozenset()
+        seen |= shown
+        if resolved.type == "undo":
+            yield Played(resolved.to_json(), None, stack.pop(), shown)
+        else:
+            stack.append(index)
+            yield Played(resolved.to_json(), game.history[-1], None, shown)
+
+
+def _standing(played: Sequence[Played]) -> list[int]:
+    """The indices of the actions that stand: neither an undo nor taken back by one."""
+    taken = {p.took_back for p in played if p.took_back is not None}
+    return [i for i, p in enumerate(played) if p.step is not None and i not in taken]
+
+
+def _look_undos(played: Sequence[Played]) -> int:
+    """The undos that took back a look (an action that showed the player a hidden
+    card for the first time). An undo of a move that uncovered nothing — a detour
+    tried and taken back — is no exploration: it cost nothing and showed nothing."""
+    return sum(1 for p in played if p.took_back is not None and played[p.took_back].shown)
+
+
+def standing_line(code: str, actions: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The *standing line* of a game: what stays of ``actions`` after its undos —
+    the resolved actions not undone, in order (JSON). Undo pops exactly the last
+    action still standing (RULES.md C6), so this is the line the player's result
+    rests on, whatever detours were tried and taken back on the way. Raises the
+    engine's error (``EngineError`` or ``ValueError``) for a log it refuses."""
+    played = list(replayed(new_game(code), actions))
+    return [played[i].action for i in _standing(played)]
+
+
+Token = tuple[str, str, int]
+
+
+def _card_moves(line: Sequence[dict[str, Any]]) -> list[Token]:
+    """The card moves of a line (stock taps left out), each ``(from, to, count)``
+    with a foundation spot read as ``f``: a card sent to the other spot of its
+    suit is the same move (as for ``_layout``)."""
+
+    def pile(pid: str) -> str:
+        return "f" if pid[0] == "f" else pid
+
+    return [
+        (pile(a["from"]), pile(a["to"]), a.get("count", 1)) for a in line if a["type"] == "move"
+    ]
+
+
+def _prefix_share(line: Sequence[Token], proof: Sequence[Token]) -> float:
+    """The share of ``line``'s card moves that ``proof``'s play in the same order
+    from the start: the longest common prefix over ``line``'s length. A common
+    prefix, not a longest common subsequence: a move names piles, not cards, so
+    only from the same start are two equal moves the same card (and a
+    subsequence of moves as common as ``w`` to ``f`` would match any two lines)."""
+    if not line:
+        return 0.0
+    same = 0
+    for mine, theirs in zip(line, proof, strict=False):
+        if mine != theirs:
+            break
+        same += 1
+    return round(same / len(line), 3)
 
 
 def _resolved(code: str, actions: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """``actions`` replayed through the engine, in their resolved form (or None if
     the engine refuses one)."""
-    game = new_game(code)
     try:
-        return [game.apply(game.parse_action(a)).to_json() for a in actions]
+        return [p.action for p in replayed(new_game(code), actions)]
     except (EngineError, ValueError):
         return None
 
@@ -188,50 +361,55 @@ def log_signals(
 ) -> dict[str, Any]:
     """Signals of one attempt from its action log: ``actions`` (resolved, as the
     engine recorded them) and ``ms`` (server time of each, since the start), and
-    the daily's solver line ``proof`` if it has one."""
+    the daily's solver line ``proof`` if it has one. What counts moves, passes and
+    progress reads the standing line: detours taken back change none of them."""
     gaps = [later - earlier for earlier, later in itertools.pairwise(ms)]
     game = new_game(code)
-    undos = take_backs = draws = passes = card_moves = progress = 0
-    replayed = True
-    for data in actions:
-        try:
-            resolved = game.apply(game.parse_action(data))
-        except (EngineError, ValueError):
-            replayed = False  # a log the engine refuses: the replay check deals with it
-            break
-        kind = resolved.type
-        if kind == "undo":
-            undos += 1
-            continue
-        step = game.history[-1]
-        if kind == "stock":
-            passes += step.passed
-            draws += not step.passed
-            continue
-        assert isinstance(resolved, Move)
-        card_moves += 1
-        take_backs += resolved.source[0] == "f"
-        # Progress: a card reaches a foundation, or a face-down card turns up.
-        progress += resolved.target[0] == "f" or step.turned
+    played: list[Played] = []
+    replayed_all = True
+    try:
+        for step in replayed(game, actions):
+            played.append(step)
+    except (EngineError, ValueError):
+        replayed_all = False  # a log the engine refuses: the replay check deals with it
+    standing = [played[i] for i in _standing(played)]
+    steps = [p.step for p in standing if p.step is not None]
+    moves = [(s.action, s.turned) for s in steps if isinstance(s.action, Move)]
+    draws = [s for s in steps if not isinstance(s.action, Move)]
+    line = [p.action for p in standing]
     solver_line = False
+    proof_line: str | None = None
+    proof_share: float | None = None
     if proof:
-        line = _resolved(code, proof)
-        solver_line = line is not None and list(actions) == line
+        resolved = _resolved(code, proof)
+        if resolved is not None:
+            solver_line = list(actions) == resolved
+            if line == resolved:
+                proof_line = "exact"
+            elif _card_moves(line) == _card_moves(resolved):
+                proof_line = "card_moves"
+            proof_share = _prefix_share(_card_moves(line), _card_moves(resolved))
+    # Progress: a card reaches a foundation, or a face-down card turns up.
+    progress = sum(move.target[0] == "f" or turned for move, turned in moves)
     return {
         "actions": len(actions),
         "median_gap_ms": round(statistics.median(gaps)) if gaps else None,
         "min_gap_ms": min(gaps) if gaps else None,
         "gaps": len(gaps),
-        "undos": undos,
-        "take_backs": take_backs,
-        "stock_draws": draws,
-        "passes": passes,
-        "card_moves": card_moves,
-        "progress_share": round(progress / card_moves, 3) if card_moves else None,
+        "undos": sum(p.step is None for p in played),
+        "look_undos": _look_undos(played),
+        "take_backs": sum(move.source[0] == "f" for move, _ in moves),
+        "stock_draws": sum(not s.passed for s in draws),
+        "passes": sum(s.passed for s in draws),
+        "card_moves": len(moves),
+        "progress_share": round(progress / len(moves), 3) if moves else None,
+        "standing_moves": len(line),
         "hidden_cards": game.hides_cards,
         "game": game.code.game,
         "solver_line": solver_line,
-        "replayed": replayed,
+        "proof_line": proof_line,
+        "proof_share": proof_share,
+        "replayed": replayed_all,
     }
 
 
@@ -257,14 +435,19 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
             f"two consecutive actions {least} ms apart (flagged under {thresholds.min_gap_ms} ms)",
         )
     won = bool(signals.get("won"))
-    clean = signals.get("undos") == 0 and signals.get("take_backs") == 0
+    # Exploration is a look taken back (``look_undos``) or a card taken back from a
+    # foundation that stands; an undone detour showed nothing and cost nothing.
+    clean = signals.get("look_undos") == 0 and signals.get("take_backs") == 0
+    par, moves = signals.get("par"), signals.get("moves")
     if signals.get("solver_line"):
         flag("solver_line", "played exactly the solver's winning line for this daily (its proof)")
-    par, moves = signals.get("par"), signals.get("moves")
+    elif signals.get("proof_line"):
+        flag("proof_line", _proof_line_text(signals))
     if won and clean and par is not None and moves is not None and moves <= par:
         flag(
             "par_no_exploration",
-            f"won in {moves} moves, par {par}, with no undo and no take-back from a foundation",
+            f"won in {moves} moves, par {par}, with no undo taking back a look and no "
+            "take-back from a foundation",
         )
     share = signals.get("progress_share")
     game = signals.get("game")
@@ -277,12 +460,14 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
         and share is not None
         and share >= blind.min_progress
     ):
+        detours = signals.get("undos") or 0
         flag(
             "never_looked",
-            f"{SPECS[str(game)].title} won with no undo or take-back, {signals['passes']} "
-            f"turns of the waste (at most {blind.max_passes}) and {share:.0%} of card moves "
-            f"making progress (at least {blind.min_progress:.0%}): play that never "
-            "needed to look at a card",
+            f"{SPECS[str(game)].title} won with no undo taking back a look and no take-back"
+            f"{f' ({detours} undos of actions that uncovered nothing)' if detours else ''}, "
+            f"{signals['passes']} turns of the waste (at most {blind.max_passes}) and "
+            f"{share:.0%} of the standing line's card moves making progress (at least "
+            f"{blind.min_progress:.0%}): play that never needed to look at a card",
         )
     if signals.get("joined_same_day"):
         flag("new_account", f"account created on {signals['joined']}, the daily's own day")
@@ -294,6 +479,33 @@ def flag_reasons(signals: dict[str, Any], thresholds: Thresholds) -> list[dict[s
             f"{thresholds.same_address})",
         )
     return reasons
+
+
+def _proof_line_text(signals: dict[str, Any]) -> str:
+    """The ``proof_line`` reason in words: which comparison matched, the undos it
+    took to hide it, the standing line's length against par."""
+    how = (
+        "is exactly the daily's proof, every action (stock taps included)"
+        if signals["proof_line"] == "exact"
+        else "makes exactly the daily's proof's card moves, in its order (only the stock "
+        "taps differ)"
+    )
+    undone = signals["actions"] - signals["undos"] - signals["standing_moves"]
+    par = signals.get("par")
+    length = (
+        f"{signals['standing_moves']} actions, par {par}"
+        if par is not None
+        else (f"{signals['standing_moves']} actions")
+    )
+    knows = (
+        "which knows every face-down and stock card"
+        if signals.get("hidden_cards")
+        else "found by a program"
+    )
+    return (
+        f"what stayed after its {signals['undos']} undos (the standing line, {length}) {how}: "
+        f"the solver's line, {knows}; {undone} actions were tried and taken back on the way"
+    )
 
 
 # --- across accounts: pure functions over two action logs ------------------------------------
@@ -316,12 +528,6 @@ def _layout(game: Game) -> Layout:
     return tuple(columns), tuple(foundations), others
 
 
-def _visible(game: Game) -> set[int]:
-    """The ids of the cards the player sees now (what the engine's player view
-    shows: ``Game.face_down``)."""
-    return {c.id for pid, pile in game.piles.items() for c in pile[game.face_down(pid) :]}
-
-
 @dataclass(frozen=True)
 class Exploration:
     """What one player's log uncovered of a deal (``explore``)."""
@@ -333,12 +539,16 @@ class Exploration:
     stock: int
     stock_seen: int
     undos: int
+    look_undos: int
+    """Of the undos, those that took back a look (``_look_undos``): exploration."""
     foundation: int
     """Cards on the foundations at the end: the result the exploration led to."""
     visited: frozenset[Layout]
     """Every position reached by moving a card, undone branches included."""
     line: tuple[Layout, ...]
-    """The positions of the resolved line (what stayed after the undos), card moves only."""
+    """The positions of the standing line (what stayed after the undos), card moves only."""
+    seen_cards: frozenset[int] = frozenset()
+    """The ids of the ``seen`` cards: what several games saw together is their union."""
 
     def numbers(self) -> dict[str, int]:
         return {
@@ -356,44 +566,41 @@ def explore(code: str, actions: Sequence[dict[str, Any]]) -> Exploration | None:
     not positions of the line: every player draws the same stock in the same
     order, so those positions say nothing about who knew what."""
     game = new_game(code)
-    hidden = {c.id for pid, pile in game.piles.items() for c in pile[: game.face_down(pid)]}
+    hidden = _hidden(game)
     stock = {c.id for c in game.piles.get("s", [])}
-    seen: set[int] = set()
     visited: set[Layout] = set()
-    line: list[Layout | None] = []  # None: a stock draw, kept so an undo pops it
-    undos = 0
-    for data in actions:
-        try:
-            resolved = game.apply(game.parse_action(data))
-        except (EngineError, ValueError):
-            return None
-        seen.update(_visible(game) & hidden)
-        if resolved.type == "undo":
-            undos += 1
-            if line:
-                line.pop()
-            continue
-        if resolved.type == "stock":
-            line.append(None)
-            continue
-        layout = _layout(game)
-        visited.add(layout)
-        line.append(layout)
+    layouts: dict[int, Layout] = {}  # by log index: the position after each card move
+    played: list[Played] = []
+    try:
+        for step in replayed(game, actions):
+            if step.step is not None and isinstance(step.step.action, Move):
+                layouts[len(played)] = layout = _layout(game)
+                visited.add(layout)
+            played.append(step)
+    except (EngineError, ValueError):
+        return None
+    seen = frozenset().union(*(p.shown for p in played))
     return Exploration(
         hidden=len(hidden),
-        seen=len(seen & hidden),
+        seen=len(seen),
         stock=len(stock),
         stock_seen=len(seen & stock),
-        undos=undos,
+        undos=sum(p.step is None for p in played),
+        look_undos=_look_undos(played),
         foundation=sum(len(game.piles[f]) for f in game.foundations),
         visited=frozenset(visited),
-        line=tuple(layout for layout in line if layout is not None),
+        line=tuple(layouts[i] for i in _standing(played) if i in layouts),
+        seen_cards=seen,
     )
 
 
 def is_scout(found: Exploration, *, won: bool, thresholds: CrossThresholds) -> bool:
     """The scout pattern: not won, most hidden cards seen, with many undos: a look
-    at the whole deal that the result does not account for."""
+    at the whole deal that the result does not account for. Every undo counts
+    here, not only those taking back a look (``look_undos``): undone detours can
+    only make a game look more like a scout's, never hide one, and a scout that
+    draws the whole stock once and then uncovers the columns takes back few looks
+    (the test scout, ``tests/support/fairplay.py``, 7 to 21 on 13 deals)."""
     return (
         not won
         and found.hidden > 0
@@ -425,18 +632,22 @@ def cross_reasons(signals: dict[str, Any], thresholds: CrossThresholds) -> list[
             "scout_pattern",
             f"{signals['status']} after seeing {signals['explored_seen']} of the "
             f"{signals['explored_hidden']} hidden cards ({signals['explored_stock_seen']} of "
-            f"{signals['explored_stock']} stock cards) with {signals['undos']} undos, "
+            f"{signals['explored_stock']} stock cards) with {signals['undos']} undos "
+            f"({signals.get('look_undos', 0)} taking back a look), "
             f"{signals['explored_foundation']} cards on the foundations at the end",
         )
     links = signals.get("links") or []
     linked = f"; linked: {', '.join(links)}" if links else ""
     won, moves, par = bool(signals.get("won")), signals.get("moves"), signals.get("par")
+    standing = signals.get("standing_moves", moves)
+    # A win that needed no looking: its standing line near par (undone detours
+    # lengthen the move count, not the line) with few looks taken back.
     known = (
         won
         and par is not None
-        and moves is not None
-        and moves <= thresholds.known_par * par
-        and signals.get("undos", 0) <= thresholds.known_undos
+        and standing is not None
+        and standing <= thresholds.known_par * par
+        and signals.get("look_undos", 0) <= thresholds.known_undos
     )
     for scout in signals.get("scouts") or []:
         who = f"{scout['player']}'s game #{scout['attempt']}"
@@ -450,10 +661,25 @@ def cross_reasons(signals: dict[str, Any], thresholds: CrossThresholds) -> list[
         elif known and (links or signals.get("dormant")):
             flag(
                 "scout_then_win",
-                f"won in {moves} moves (par {par}) with {signals['undos']} undos after {who} "
-                f"saw {scout['seen']} hidden cards with {scout['undos']} undos and gave up"
+                f"won with a standing line of {standing} actions (par {par}) taking back "
+                f"{signals.get('look_undos', 0)} looks ({signals['undos']} undos in all) after "
+                f"{who} saw {scout['seen']} hidden cards with {scout['undos']} undos and gave up"
                 f"{linked or '; a dormant account'}",
             )
+    pooled = signals.get("pooled") or []
+    hidden, together = signals.get("explored_hidden"), signals.get("pooled_seen") or 0
+    if won and pooled and hidden and together >= thresholds.scout_seen * hidden:
+        games = "; ".join(
+            f"{p['player']}'s {'ranked' if p['ranked'] else 'practice'} game #{p['attempt']} "
+            f"saw {p['seen']}"
+            for p in pooled
+        )
+        flag(
+            "pooled_scouts",
+            f"before this win, the games of this daily from this browser or address group "
+            f"saw {together} of the {hidden} hidden cards together (flagged from "
+            f"{thresholds.scout_seen:.0%}): {games}",
+        )
     devices = signals.get("device_accounts") or []
     if devices:
         flag(
@@ -555,12 +781,112 @@ def _other_accounts(attempt: Attempt, days: int, **same: Any) -> list[str]:
     return sorted(names)
 
 
-def _logged_actions(attempt_id: int) -> list[dict[str, Any]]:
-    return list(
-        Action.objects.filter(attempt_id=attempt_id)
-        .order_by("seq")
-        .values_list("action", flat=True)
+def _logged_actions(attempt_id: int, until_ms: int | None = None) -> list[dict[str, Any]]:
+    """An attempt's logged actions in order; with ``until_ms``, those played at
+    most that long after its start."""
+    actions = Action.objects.filter(attempt_id=attempt_id)
+    if until_ms is not None:
+        actions = actions.filter(ms__lte=until_ms)
+    return list(actions.order_by("seq").values_list("action", flat=True))
+
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def address_group(address: str, thresholds: CrossThresholds) -> IPNetwork | None:
+    """The network an address belongs to for pooling (``pooled_scouting``): its
+    /24 (IPv4) or /64 (IPv6) by default — one household's or one phone's
+    addresses change within it (an IPv6 host picks a new address inside its /64
+    every day). None when ``address`` is no IP address."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    prefix = thresholds.group_v4 if ip.version == 4 else thresholds.group_v6
+    return ipaddress.ip_network(f"{ip}/{prefix}", strict=False)
+
+
+def _group_filter(network: IPNetwork) -> Q:
+    """A filter narrowing attempts to ``network``'s addresses, exactly for IPv4
+    (its text starts with the network's first octets when the prefix is a whole
+    number of octets), loosely for IPv6 (its first group, whose text no
+    compression shortens): the caller checks each address with ``ipaddress``."""
+    if network.version == 4:
+        octets = network.prefixlen // 8
+        if octets == 0:
+            return Q(address__isnull=False)
+        head = ".".join(str(network.network_address).split(".")[:octets])
+        return Q(address__startswith=head + ("." if octets < 4 else ""))
+    first = int(network.network_address) >> 112
+    if network.prefixlen < 16 or first == 0:
+        return Q(address__contains=":")
+    return Q(address__startswith=f"{first:x}:")
+
+
+def _linked_players(attempt: Attempt, thresholds: CrossThresholds) -> set[int]:
+    """The players (this attempt's own included) whose ranked games started from
+    this attempt's device id or address group within ``link_days`` days of it."""
+    network = address_group(attempt.address, thresholds) if attempt.address else None
+    same = Q(device=attempt.device) if attempt.device else Q()
+    if network is not None:
+        same |= _group_filter(network)
+    if not same:
+        return set()
+    window = dt.timedelta(days=thresholds.link_days)
+    rows = Attempt.objects.filter(
+        same,
+        ranked=True,
+        started_at__gte=attempt.started_at - window,
+        started_at__lte=attempt.started_at + window,
+    ).values_list("player_id", "device", "address")
+    return {
+        player
+        for player, device, address in rows
+        if (attempt.device and device == attempt.device)
+        or (network is not None and address and ipaddress.ip_address(address) in network)
+    }
+
+
+def pooled_scouting(
+    attempt: Attempt, thresholds: CrossThresholds
+) -> tuple[list[dict[str, Any]], frozenset[int]]:
+    """What every other game of this attempt's daily saw of its hidden cards before
+    this attempt ended, from the players linked to it (``_linked_players``: the
+    same device id or address group): ranked games, guests' (claimed or not), and
+    practice games of the daily (dealt before running dailies were closed to
+    practice, issue 36), each cut at this attempt's end. Split over accounts,
+    scouting adds up here. A ranked win of an account is left out: it is a result
+    of its own, reviewed itself (two people of one household who both win are no
+    scouting); a guest's win is on no board, so it counts. Returns each game that
+    saw a hidden card (``attempt``, ``player``, ``ranked``, ``seen``) and the
+    cards they saw together."""
+    assert attempt.daily is not None
+    linked = _linked_players(attempt, thresholds)
+    until = attempt.finished_at or timezone.now()
+    others = (
+        Attempt.objects.filter(daily=attempt.daily, player_id__in=linked, started_at__lte=until)
+        .exclude(pk=attempt.pk)
+        .exclude(ranked=True, won=True, player__is_guest=False)
+        .select_related("player")
+        .order_by("pk")
     )
+    games: list[dict[str, Any]] = []
+    together: frozenset[int] = frozenset()
+    for other in others:
+        cut = int((until - other.started_at).total_seconds() * 1000)
+        found = explore(attempt.deal.code, _logged_actions(other.pk, until_ms=cut))
+        if found is None or not found.seen:
+            continue
+        together |= found.seen_cards
+        games.append(
+            {
+                "attempt": other.pk,
+                "player": other.player.get_username(),
+                "ranked": other.ranked,
+                "seen": found.seen,
+            }
+        )
+    return games, together
 
 
 def cross_signals(
@@ -571,7 +897,8 @@ def cross_signals(
 ) -> dict[str, Any]:
     """The signals across accounts: the other accounts on this attempt's device
     and address, whether the account is dormant, and on a hidden-card daily the
-    scout pattern (not won) or the scouts whose exploration the win meets."""
+    scout pattern (not won), or the scouts whose exploration the win meets and
+    what the linked games of the daily saw together (``pooled_scouting``)."""
     daily = attempt.daily
     assert daily is not None
     devices = (
@@ -612,6 +939,8 @@ def cross_signals(
     if not attempt.won:
         out["scout"] = attempt.finished and is_scout(found, won=False, thresholds=thresholds)
         return out
+    pooled, together = pooled_scouting(attempt, thresholds)
+    out.update(pooled=pooled, pooled_seen=len(together))
     idle = timezone.now() - dt.timedelta(minutes=thresholds.scout_idle_min)
     candidates = (
         Attempt.objects.filter(daily=daily, ranked=True, won=False)
@@ -636,6 +965,7 @@ def cross_signals(
                 "player": other.player.get_username(),
                 "seen": scout.seen,
                 "undos": scout.undos,
+                "look_undos": scout.look_undos,
                 "shared": line_shared(found, scout),
             }
         )

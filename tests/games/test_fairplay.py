@@ -25,6 +25,7 @@ from games.fairplay import (
     attempt_disqualify,
     flag_reasons,
     log_signals,
+    replayed,
     review_clear,
 )
 from games.models import Attempt, Review, ReviewDecision
@@ -69,11 +70,14 @@ def codes(reasons: list[dict[str, str]]) -> set[str]:
     return {reason["code"] for reason in reasons}
 
 
-def won_signals(code: str, actions: list[dict[str, Any]], ms: list[int], **extra: Any) -> dict:
-    """The signals of a won game (what ``attempt_signals`` adds from the database)."""
+def won_signals(
+    code: str, actions: list[dict[str, Any]], ms: list[int], *, proven: bool = True, **extra: Any
+) -> dict:
+    """The signals of a won game (what ``attempt_signals`` adds from the database),
+    on a daily whose proof is the solver's line (not ``proven``: a day with none)."""
     line = list(solver_line(code))
     return {
-        **log_signals(code=code, actions=actions, ms=ms, proof=line),
+        **log_signals(code=code, actions=actions, ms=ms, proof=line if proven else None),
         "won": True,
         "moves": sum(a["type"] != "undo" for a in actions),
         "par": len(line),
@@ -118,11 +122,22 @@ def test_the_solver_line_and_a_win_at_par_without_exploring():
     assert exact["solver_line"] is True and exact["undos"] == 0
     assert codes(flag_reasons(exact, DEFAULTS)) == {"solver_line", "par_no_exploration"}
 
-    explored = with_undos(line, at=(3, 17))
-    signals = won_signals(SEAHAVEN_DEAL, explored, human_ms(len(explored)))
+    # Two moves taken back and played again: the log is not the proof, what stands is.
+    again = with_undos(line, at=(3, 17))
+    signals = won_signals(SEAHAVEN_DEAL, again, human_ms(len(again)))
     assert signals["solver_line"] is False and signals["undos"] == 2
     assert signals["moves"] == len(line) + 2 > signals["par"]
-    assert flag_reasons(signals, DEFAULTS) == []
+    assert (signals["proof_line"], signals["proof_share"]) == ("exact", 1.0)
+    [reason] = flag_reasons(signals, DEFAULTS)
+    assert reason == {
+        "code": "proof_line",
+        "text": f"what stayed after its 2 undos (the standing line, {len(line)} actions, par "
+        f"{len(line)}) is exactly the daily's proof, every action (stock taps included): the "
+        "solver's line, found by a program; 2 actions were tried and taken back on the way",
+    }
+    # Without a proof (an unproven day) there is nothing to compare with.
+    unproven = won_signals(SEAHAVEN_DEAL, again, human_ms(len(again)), proven=False)
+    assert unproven["proof_line"] is None and flag_reasons(unproven, DEFAULTS) == []
 
     # The same line with par unknown (an unproven day): nothing to compare with.
     assert codes(flag_reasons({**exact, "par": None}, DEFAULTS)) == {"solver_line"}
@@ -133,7 +148,7 @@ def take_back(game: Game) -> dict[str, Any] | None:
     return next((m for m in moves if m.get("from", "").startswith("f")), None)
 
 
-def test_a_take_back_from_a_foundation_is_exploration():
+def test_a_take_back_from_a_foundation_that_stands_is_exploration():
     line = list(solver_line(SEAHAVEN_DEAL))
     game = new_game(SEAHAVEN_DEAL)
     played: list[dict[str, Any]] = []
@@ -143,12 +158,17 @@ def test_a_take_back_from_a_foundation_is_exploration():
         played.append(rest.pop(0))
         back = take_back(game)
         if back is not None and rest:
-            played += [back, {"type": "undo"}, *rest]
             break
     else:
         pytest.fail("no take-back anywhere on the line")
-    signals = log_signals(code=SEAHAVEN_DEAL, actions=played, ms=human_ms(len(played)))
-    assert signals["take_backs"] == 1 and signals["undos"] == 1 and signals["replayed"]
+    # Taken back and sent home again by a tap: the take-back stands in the line.
+    kept = [*played, back, {"type": "tap", "from": back["to"]}, *rest]
+    signals = log_signals(code=SEAHAVEN_DEAL, actions=kept, ms=human_ms(len(kept)))
+    assert signals["take_backs"] == 1 and signals["undos"] == 0 and signals["replayed"]
+    # Taken back and undone: a detour, which shows nothing on a foundation.
+    undone = [*played, back, {"type": "undo"}, *rest]
+    signals = log_signals(code=SEAHAVEN_DEAL, actions=undone, ms=human_ms(len(undone)))
+    assert signals["take_backs"] == 0 and signals["undos"] == 1 and signals["replayed"]
 
 
 @pytest.mark.parametrize("code", EASY_HARP_DEALS)
@@ -159,21 +179,42 @@ def test_easy_harp_won_without_looking_is_flagged_by_the_defaults(code):
     line = list(solver_line(code))
     stock = len(new_game(code).piles["s"])
     looked_once = [{"type": "stock"}] * (stock + 1) + line
-    signals = won_signals(code, looked_once, human_ms(len(looked_once)))
+    signals = won_signals(code, looked_once, human_ms(len(looked_once)), proven=False)
     assert signals["hidden_cards"] and signals["undos"] == 0
     assert signals["passes"] <= DEFAULTS.never_looked["EH1"].max_passes
     assert signals["progress_share"] >= DEFAULTS.never_looked["EH1"].min_progress
     assert codes(flag_reasons(signals, DEFAULTS)) == {"never_looked"}
     reason = flag_reasons(signals, DEFAULTS)[0]["text"]
-    assert "Easy Harp won with no undo" in reason and "never needed to look" in reason
+    assert "Easy Harp won with no undo taking back a look" in reason
+    assert "never needed to look" in reason
+    # On a day whose proof it is, its card moves are the proof's too.
+    proven = won_signals(code, looked_once, human_ms(len(looked_once)))
+    assert proven["proof_line"] == "card_moves"
+    assert codes(flag_reasons(proven, DEFAULTS)) == {"never_looked", "proof_line"}
 
-    # Whoever looks undoes now and then: not flagged.
-    explored = with_undos(looked_once, at=(100, 200))
-    signals = won_signals(code, explored, human_ms(len(explored)))
+    # Moves taken back that uncovered nothing are no looking: still flagged.
+    first_looks = looks(code, looked_once)
+    blind = [i for i, a in enumerate(looked_once) if a["type"] == "move"]
+    blind = [i for i in blind if i not in first_looks][:2]
+    detoured = with_undos(looked_once, at=blind)
+    signals = won_signals(code, detoured, human_ms(len(detoured)), proven=False)
+    assert (signals["undos"], signals["look_undos"]) == (2, 0)
+    [reason] = flag_reasons(signals, DEFAULTS)
+    assert reason["code"] == "never_looked"
+    assert "(2 undos of actions that uncovered nothing)" in reason["text"]
+    # Whoever takes back a look (a card turned up) now and then: not flagged.
+    explored = with_undos(looked_once, at=[i for i in first_looks if i > stock][:2])
+    signals = won_signals(code, explored, human_ms(len(explored)), proven=False)
+    assert (signals["undos"], signals["look_undos"]) == (2, 2)
     assert flag_reasons(signals, DEFAULTS) == []
     # A lost game is never "perfect play".
     lost = won_signals(code, line[:50], human_ms(50), won=False)
     assert flag_reasons(lost, DEFAULTS) == []
+
+
+def looks(code: str, actions: list[dict[str, Any]]) -> list[int]:
+    """The indices of ``actions`` that showed a hidden card for the first time."""
+    return [i for i, played in enumerate(replayed(new_game(code), actions)) if played.shown]
 
 
 def test_account_and_address_reasons_read_well():

@@ -152,8 +152,10 @@ BASE: dict[str, Any] = {
     "won": True,
     "status": "won",
     "moves": 310,
+    "standing_moves": 304,
     "par": 300,
     "undos": 3,
+    "look_undos": 1,
     "hidden_cards": True,
     "links": [],
     "dormant": False,
@@ -184,6 +186,7 @@ def test_cross_reasons_read_well():
             "won": False,
             "status": "resigned",
             "undos": 100,
+            "look_undos": 9,
             "scout": True,
             "explored_seen": 95,
             "explored_hidden": 95,
@@ -195,7 +198,7 @@ def test_cross_reasons_read_well():
     )
     assert scout[0]["text"] == (
         "resigned after seeing 95 of the 95 hidden cards (59 of 59 stock cards) with 100 "
-        "undos, 12 cards on the foundations at the end"
+        "undos (9 taking back a look), 12 cards on the foundations at the end"
     )
     assert review_score(reasons + scout) == WEIGHTS["scout_line"] + WEIGHTS["scout_pattern"]
 
@@ -206,8 +209,16 @@ def test_a_win_after_a_scout_needs_a_link_when_it_does_not_share_the_line():
     assert codes({**scouted, "dormant": True}) == ["scout_then_win", "dormant_strong_win"]
     linked = codes({**scouted, "links": ["same browser as scout"]})
     assert linked == ["scout_then_win"]
-    # Exploring a lot, or far over par: not a win that needed no looking.
-    assert codes({**scouted, "dormant": True, "undos": 40, "moves": 400}) == []
+    # Taking back many looks, or a standing line far over par: not a win that
+    # needed no looking.
+    assert codes({**scouted, "dormant": True, "look_undos": 40, "undos": 40}) == [
+        "dormant_strong_win"
+    ]
+    assert codes({**scouted, "dormant": True, "standing_moves": 400, "moves": 400}) == []
+    # Forty detours tried and taken back, none uncovering a card: no exploration,
+    # and the moves they added do not lengthen the line the win stands on.
+    detours = {"undos": 40, "look_undos": 0, "moves": 344, "standing_moves": 304}
+    assert codes({**scouted, **detours, "dormant": True}) == ["scout_then_win"]
 
 
 def test_a_shared_device_and_a_dormant_accounts_strong_win():
