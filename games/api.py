@@ -63,16 +63,16 @@ ERROR = inline_serializer(
 ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ERROR)
 START_EXAMPLES = [
     OpenApiExample("today's daily", {"daily": "EH1-N"}, request_only=True),
-    OpenApiExample(
-        "practise today's daily (after your ranked attempt)",
-        {"daily": "EH1-N", "practice": True},
-        request_only=True,
-    ),
     OpenApiExample("a deal proven winnable", {"random": "SH1-C2"}, request_only=True),
     OpenApiExample(
         "any random deal (may be impossible)", {"random": "SH1-C2", "any": True}, request_only=True
     ),
     OpenApiExample("a deal by code", {"code": "SH1-C4-AAAAAJ2"}, request_only=True),
+    OpenApiExample(
+        "a past day's daily deal, by the code revealed once its day is over",
+        {"code": "EH1-N-" + "A" * 25 + "B"},
+        request_only=True,
+    ),
 ]
 ACTION_EXAMPLES = [
     OpenApiExample(
@@ -86,14 +86,21 @@ ACTION_EXAMPLES = [
 
 class StartSerializer(StrictSerializer):
     """Exactly one of ``daily`` (a variant), ``random`` (a variant) or ``code``;
-    ``practice: true`` beside ``daily`` practises today's deal once the ranked
-    attempt is over, without its code; ``any: true`` beside ``random`` deals any
-    numbered deal instead of one the solver proved winnable."""
+    ``any: true`` beside ``random`` deals any numbered deal instead of one the
+    solver proved winnable. No practice copy of a running daily is dealt, to
+    anyone (PRODUCT.md, anti-cheat): ``practice: true`` beside ``daily``, and a
+    ``code`` dealing the cards of a daily not yet over, are refused with 409
+    ``daily_running``; a day's deals open for practice once it ends (00:00 UTC),
+    by the codes ``GET /api/daily/{date}/`` reveals then."""
 
     daily = StrictCharField(required=False, max_length=16)
     random = StrictCharField(required=False, max_length=16)
     code = StrictCharField(required=False, max_length=48)
-    practice = StrictBooleanField(required=False)
+    practice = StrictBooleanField(
+        required=False,
+        help_text="with 'daily': refused (409 daily_running) — today's deal opens for practice"
+        " once its day ends (00:00 UTC), by its revealed code",
+    )
     any = StrictBooleanField(
         required=False, help_text="with 'random': any deal, maybe impossible (default: proven)"
     )
@@ -105,7 +112,7 @@ class StartSerializer(StrictSerializer):
             )
         if attrs.get("practice") and "daily" not in attrs:
             raise serializers.ValidationError(
-                {"practice": ["'practice' goes with 'daily': it practises today's daily deal."]}
+                {"practice": ["'practice' goes with 'daily' (and is refused while its day runs)."]}
             )
         if "any" in attrs and "random" not in attrs:
             raise serializers.ValidationError(

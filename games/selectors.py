@@ -120,18 +120,6 @@ def attempt_json(
     }
 
 
-def viewer_finished_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:
-    """The viewer's ranked attempt on ``daily`` is over (won, resigned or abandoned):
-    they may practise its deal (without learning its code)."""
-    if not viewer.is_authenticated:
-        return False
-    return (
-        Attempt.objects.filter(player_id=viewer.pk, daily=daily, ranked=True)
-        .exclude(status=Attempt.Status.PLAYING)
-        .exists()
-    )
-
-
 def viewer_won_daily(*, viewer: Viewer, daily: DailyDeal) -> bool:
     """The viewer won their ranked attempt on ``daily``: they have seen every card."""
     if not viewer.is_authenticated:

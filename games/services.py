@@ -31,29 +31,31 @@ from games.engine import (
 from games.engine.solver import Outcome
 from kit import logs
 from kit.commits import after_commit
-from kit.errors import Conflict, Forbidden, Invalid, Refusal, as_refusal
+from kit.errors import Conflict, Invalid, Refusal, as_refusal
 
 from . import events, realtime, signals, store
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
 from .models import Action, Attempt, DailyDeal, Deal
 from .practice import practice_deal_draw
-from .selectors import attempt_check_player, attempt_json, viewer_finished_daily
+from .selectors import attempt_check_player, attempt_json
 
 log = logging.getLogger(__name__)
 
 
-def _open_daily(*, player: User, deal: Deal) -> DailyDeal | None:
-    """The running daily deal that ``deal`` deals the cards of, if any, once the
-    player may practise it; practising it before finishing the ranked attempt
-    would let a player rehearse the winning line (PRODUCT.md, anti-cheat)."""
-    dailies = daily_deals_open(deal=deal)
-    for daily in dailies:
-        if not viewer_finished_daily(viewer=player, daily=daily):
-            raise Forbidden(
-                "daily_not_finished",
-                "That deal is a daily deal still running: play your ranked attempt first.",
-            )
-    return dailies[0] if dailies else None
+DAILY_RUNNING = (
+    "That deal is a daily deal whose day is still running: it opens for practice, to"
+    " everyone, once its day ends (00:00 UTC)."
+)
+
+
+def _refuse_running_daily(*, deal: Deal) -> None:
+    """No practice copy of a daily not yet over (``deal`` or the same cards in
+    another cell count), for anyone, before or after their ranked attempt: with
+    undo it would show every hidden card, for a second account to play
+    (PRODUCT.md, anti-cheat: "A daily's deal opens for practice (to everyone)
+    only once its day is over")."""
+    if daily_deals_open(deal=deal):
+        raise Conflict("daily_running", DAILY_RUNNING)
 
 
 def _create_attempt(
@@ -94,22 +96,21 @@ def attempt_start(
 
     ``daily``: a variant; the player's single ranked attempt on today's deal —
     asking again returns the same attempt, whose clock started at the first
-    opening (RULES.md C11). With ``practice``, a new practice game on today's
-    deal for a player whose ranked attempt is over: it is tied to the daily, so
-    it names no code and its replay and live view follow the daily's rule.
-    ``random``: a variant; a practice game on a numbered deal the solver proved
-    winnable, drawn from the practice pool (``games/practice.py``), or with
-    ``any_deal`` on any random numbered deal (which may be impossible); the
-    attempt's ``proven`` says which it got. ``code``:
-    a practice game on that exact deal. ``address`` and ``device`` (the device id
-    cookie, games/device.py): the client's, kept with a new ranked attempt for
-    the fair-play review (games/fairplay.py).
+    opening (RULES.md C11). With ``practice``: refused (409 ``daily_running``),
+    whoever asks — today's deal is practised once its day is over, by its code
+    revealed then. ``random``: a variant; a practice game on a numbered deal the
+    solver proved winnable, drawn from the practice pool (``games/practice.py``),
+    or with ``any_deal`` on any random numbered deal (which may be impossible);
+    the attempt's ``proven`` says which it got. ``code``: a practice game on
+    that exact deal — refused (409 ``daily_running``) while a daily dealing the
+    same cards is not over. ``address`` and ``device`` (the device id cookie,
+    games/device.py): the client's, kept with a new ranked attempt for the
+    fair-play review (games/fairplay.py).
     """
     if daily is not None:
         today = daily_deal_get(date=utc_today(), variant=daily)
-        if practice:
-            _open_daily(player=player, deal=today.deal)
-            return _create_attempt(player=player, deal=today.deal, daily=today, ranked=False), True
+        if practice:  # today's deal: its day runs until 00:00 UTC
+            raise Conflict("daily_running", DAILY_RUNNING)
         found = Attempt.objects.filter(player=player, daily=today, ranked=True).first()
         if found:
             return found, False
@@ -127,7 +128,7 @@ def attempt_start(
         except IntegrityError:  # the same player opened it twice at once
             return Attempt.objects.get(player=player, daily=today, ranked=True), False
     if practice:
-        raise Invalid("invalid", "'practice' goes with 'daily': practise today's deal.")
+        raise Invalid("invalid", "'practice' goes with 'daily'.")
     if random is not None:
         drawn = practice_deal_draw(variant=random, proven=not any_deal)
         attempt = _create_attempt(
@@ -138,9 +139,9 @@ def attempt_start(
         raise Invalid("invalid", "'any' goes with 'random': any numbered deal, maybe impossible.")
     parsed = GameCode.parse(code)
     deal = deal_get(code=parsed)
-    # A deal some running daily plays (same cards) is practised as that daily's.
-    open_daily = _open_daily(player=player, deal=deal)
-    return _create_attempt(player=player, deal=deal, daily=open_daily, ranked=False), True
+    # A deal some daily not yet over deals (the same cards): not before its day ends.
+    _refuse_running_daily(deal=deal)
+    return _create_attempt(player=player, deal=deal, daily=None, ranked=False), True
 
 
 def _locked_for(*, attempt_id: int, player: User) -> Attempt:

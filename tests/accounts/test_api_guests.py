@@ -16,7 +16,7 @@ from accounts.models import User
 from accounts.services import guests_purge
 from games.dailies import utc_today
 from games.models import Action, Attempt, Review
-from tests.support.api import Client, assert_error, throttle_rates, win_daily
+from tests.support.api import Client, assert_error, legacy_daily_practice, throttle_rates, win_daily
 from tests.support.fairplay import own_address, today_daily
 
 # Transactions commit, so the jobs queued on commit (the check, the review) run.
@@ -143,7 +143,7 @@ def test_a_second_claim_of_a_daily_is_refused_and_the_board_keeps_one_result(mak
     own = resign_daily(ada, "SH1-C4")
     visitor = guest()
     won = win_daily(visitor, "SH1-C4")  # a better result, played as a guest
-    practice = visitor.send("/api/games/", {"daily": "SH1-C4", "practice": True}).json()
+    practice = legacy_daily_practice(visitor, "SH1-C4")  # as dealt before issue 36
     other = visitor.send("/api/games/", {"random": "SH1-C2"}).json()
     answer = visitor.send("/api/auth/login/", {"username": "ada", "password": "a long phrase"})
     assert answer.status_code == 200, answer.content

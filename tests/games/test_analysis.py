@@ -23,7 +23,7 @@ from games.engine import Move, Stock, new_game, replay, solve
 from games.engine.solver import Outcome
 from games.models import Analysis, Attempt, DailyDeal
 from tests.games.engine.test_postmortem import WON, losing_game, some_moves
-from tests.support.api import Client, act, assert_error, start, win_daily
+from tests.support.api import Client, act, assert_error, legacy_daily_practice, start, win_daily
 from tests.support.hidden import prepared
 
 pytestmark = pytest.mark.django_db
@@ -240,7 +240,7 @@ def test_the_day_job_analyses_a_closed_day_and_not_a_running_one(make_player) ->
     won = win_daily(winner, "SH1-C1")
     ranked = start(practiser, daily="SH1-C1")
     practiser.send(f"/api/games/{ranked['id']}/resign/")
-    practice = start(practiser, daily="SH1-C1", practice=True)
+    practice = legacy_daily_practice(practiser, "SH1-C1")  # dealt before issue 36
     play(practiser, practice["id"], sent[:2])
     practiser.send(f"/api/games/{practice['id']}/resign/")
 

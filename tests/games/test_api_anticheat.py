@@ -260,53 +260,94 @@ def test_todays_daily_replay_only_after_winning_that_daily(make_player, anon):
     ]
 
 
-def test_practice_on_todays_daily_deal_waits_for_the_ranked_attempt(make_player):
-    me, other = make_player(), make_player()
-    code = daily_code("EH1-N")
-    for spelling in (code, code.lower(), f"  {code}  "):
-        err = refused(me.send("/api/games/", {"code": spelling}), 403)
-        assert err["code"] == "daily_not_finished"
-    ranked = start(me, daily="EH1-N")
-    err = refused(me.send("/api/games/", {"code": code}), 403)
-    assert err["code"] == "daily_not_finished"
-    resign(me, ranked["id"])
-
-    practice = start(me, code=code)
-    # Even a player who knows the key is not told it back.
-    assert practice["ranked"] is False and practice["view"]["code"] is None
-    assert practice["id"] != ranked["id"]
-    # Still refused for a player who has not finished it.
-    assert refused(other.send("/api/games/", {"code": code}), 403)["code"] == "daily_not_finished"
-    # And their replay stays hidden from them too.
-    practice_url = f"/api/games/{practice['id']}/"
-    assert refused(other.get(practice_url), 403)
+def _practice_bodies(variant: str) -> list[dict[str, Any]]:
+    """Every way to ask for a practice copy of today's ``variant`` daily: without
+    its code, and by its code (an attacker's best case: they know it) in any
+    spelling and — ``SH1-C4-X``, ``SH1-C2-X`` and ``SH1-C1-X`` shuffle the same
+    cards (engine ``shuffle.py``) — in any cell count."""
+    code = daily_code(variant)
+    game, _, key = code.split("-")
+    bodies: list[dict[str, Any]] = [{"daily": variant, "practice": True}]
+    bodies += [{"code": text} for text in (code, code.lower(), f"  {code}  ")]
+    bodies += [
+        {"code": f"{game}-{cells}-{key}"}
+        for cells in ("C4", "C2", "C1")
+        if game == "SH1" and f"{game}-{cells}" != variant
+    ]
+    return bodies
 
 
-def test_practice_on_todays_daily_deal_with_other_cells_waits_too(make_player):
-    """``SH1-C4-X``, ``SH1-C2-X`` and ``SH1-C1-X`` shuffle the same cards (engine
-    ``shuffle.py``; C4 and C2 even lay them out identically), so practising a
-    sibling code of today's Seahaven daily rehearses that very deal."""
-    me = make_player()
-    code = daily_code("SH1-C4")
-    number = code.rsplit("-", 1)[1]
-    daily_layout = new_game(code).view(full=True)["piles"]
-    for cells in ("C2", "C1"):
-        sibling = f"SH1-{cells}-{number}"
-        same = new_game(sibling).view(full=True)["piles"]
-        assert same["t1"] == daily_layout["t1"]  # the same deal, fewer cells
-        response = me.send("/api/games/", {"code": sibling})
-        err = refused(response, 403)
-        assert err["code"] == "daily_not_finished", sibling
+def test_no_practice_copy_of_a_running_daily_for_anyone(make_player):
+    """Issue 36, the scout channel: resign the ranked attempt at once (0 actions),
+    then ``{"daily": "EH1-N", "practice": true}`` dealt the same cards again, as
+    often as wanted, with undo — every hidden card learnt, for a second account
+    to play. No practice copy of a running daily is dealt, to anyone (PRODUCT.md,
+    anti-cheat): not before the ranked attempt, not after resigning or winning
+    it, not to a guest; by no door and no spelling. Each refusal is a 409
+    ``daily_running`` saying when the deal opens, names no code, and makes
+    nothing; the ranked attempt is untouched."""
+    fresh, quitter, winner = make_player(), make_player(), make_player()
+    win_daily(winner, "SH1-C4")  # first: the day is prepared proven, as the job does
+    guest = Client()
+    assert guest.send("/api/auth/guest/").status_code == 201
+    for variant in ("EH1-N", "SH1-C4"):
+        resign(quitter, start(quitter, daily=variant)["id"])
+        resign(guest, start(guest, daily=variant)["id"])
+    resign(winner, start(winner, daily="EH1-N")["id"])
+    codes = [daily_code(variant) for variant in ("EH1-N", "SH1-C4")]
+    for who, client in (
+        ("fresh", fresh),
+        ("quitter", quitter),
+        ("winner", winner),
+        ("guest", guest),
+    ):
+        for variant in ("EH1-N", "SH1-C4"):
+            for body in _practice_bodies(variant):
+                made = Attempt.objects.count()
+                response = client.send("/api/games/", body)
+                err = refused(response, 409)
+                assert err["code"] == "daily_running", (who, body, err)
+                assert "00:00 UTC" in err["message"], err
+                text = response.content.decode().upper()
+                assert not any(code.upper() in text for code in codes), (who, body)
+                assert not any(code.rsplit("-", 1)[1] in text for code in codes), (who, body)
+                assert Attempt.objects.count() == made, (who, body)
+    # The refusals touched no ranked attempt: the fresh player's is still to start.
+    assert not Attempt.objects.filter(player__username=fresh.username).exists()
+    ranked = start(fresh, daily="EH1-N")
+    assert ranked["ranked"] is True and ranked["seq"] == 0 and ranked["code"] is None
+    assert refused(fresh.send("/api/games/", {"daily": "EH1-N", "practice": True}), 409)
+
+
+def test_a_past_days_daily_deal_opens_for_practice_to_everyone(make_player, anon):
+    """Once its day is over a daily's deal is public: its code, revealed by the
+    day's page, deals a practice game to anyone — its ranked player, another
+    player, a guest — named by its code (PRODUCT.md, "Fair daily deals")."""
+    owner, other = make_player(), make_player()
+    ranked = start(owner, daily="SH1-C1")
+    resign(owner, ranked["id"])
+    yesterday = utc_today() - dt.timedelta(days=1)
+    DailyDeal.objects.filter(date=utc_today(), variant="SH1-C1").update(date=yesterday)
+    day = anon.get(f"/api/daily/{yesterday}/").json()
+    code = next(d["code"] for d in day["deals"] if d["variant"] == "SH1-C1")
+    guest = Client()
+    assert guest.send("/api/auth/guest/").status_code == 201
+    for client in (owner, other, guest):
+        practice = start(client, code=code)
+        assert practice["ranked"] is False and practice["code"] == code
+        assert practice["view"]["code"] == code and practice["daily"] is None
+        assert practice["view"]["piles"] == new_game(code).view()["piles"]
 
 
 def test_the_ranked_attempt_cannot_be_restarted(player):
-    first = start(player, daily="SH1-C1")
+    # 4 cells: a move at the start whatever the day's deal (a 1-cell deal may have none).
+    first = start(player, daily="SH1-C4")
     legal = first["view"]["targets"][0]
     move = {"type": "move", "from": legal["from"], "to": legal["to"][0], "count": legal["count"]}
     assert act(player, first["id"], 0, move).status_code == 200
     resign(player, first["id"])
     for _ in range(2):
-        again = start(player, status=200, daily="SH1-C1")
+        again = start(player, status=200, daily="SH1-C4")
         assert again["id"] == first["id"]
         assert again["status"] == "resigned" and again["seq"] == 1
         assert again["ranked"] is True

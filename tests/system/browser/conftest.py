@@ -77,6 +77,20 @@ class Server:
             "result = {'code': d.deal.code, 'par': d.par, 'proof': d.proof}"
         )
 
+    def legacy_daily_practice(self, username: str, variant: str) -> int:
+        """A practice game of today's ``variant`` daily for ``username``, as the API
+        dealt one before running dailies were closed to practice (issue 36; such
+        games exist and keep the daily's rules), made by the service's own maker.
+        Its id."""
+        return self.python(
+            "from accounts.models import User\n"
+            "from games.dailies import daily_deal_get, utc_today\n"
+            "from games.services import _create_attempt\n"
+            f"d = daily_deal_get(date=utc_today(), variant={variant!r})\n"
+            f"player = User.objects.get(username={username!r})\n"
+            "result = _create_attempt(player=player, deal=d.deal, daily=d, ranked=False).pk"
+        )
+
 
 # Prepared as the server starts, before any page makes today's deals on demand
 # (unproven, without par): yesterday, over, with a proven deal and one that could

@@ -1,8 +1,9 @@
 """Fair daily deals in the browser (issue 13; PRODUCT.md "Fair daily deals"):
 while a day runs no page shows a daily's code — the lobby shows each deal's
-commitment and par, a finished player practises the deal without learning its
-code, and replays stay closed, saying why; once the day is over, its page
-reveals codes that hash to the commitments, with the commands to check them.
+commitment and par, a finished player is offered no practice of it (an old
+practice game of it names no code), and replays stay closed, saying why; once
+the day is over, its page reveals codes that hash to the commitments, with the
+commands to check them.
 
 The server keys the deals with a secret of its own (conftest): the tests learn
 a code from the server's database (``server.daily``), never from a page.
@@ -131,21 +132,35 @@ def test_a_past_days_page_reveals_codes_that_hash_to_the_commitments(new_page, s
     assert page.goto(f"/daily/{future}/").status == 404
 
 
-def test_a_finished_player_practises_the_daily_without_ever_seeing_its_code(new_page, server):
+def test_no_practice_of_a_running_daily_is_offered_and_an_old_one_names_no_code(new_page, server):
+    """No practice copy of a running daily, for anyone (issue 36): once the ranked
+    attempt is over the lobby offers its result, not a practice, and "Same deal"
+    waits for the day's end. A practice game of the daily dealt before that rule
+    still shows the daily's cards without ever naming its code."""
     page = new_page()
-    sign_up(page)
+    name = sign_up(page)
     ranked = open_daily(page, "SH1-C4")
     resign(page)
     code = server.daily("SH1-C4")["code"]
+    label = f"Daily · {today().isoformat()}"
+
+    # The ranked game's New game window: "Same deal" is not offered while the day runs.
+    page.click("#new-game")
+    assert "once its day is over (00:00 UTC)" in page.inner_text("#ng-same-row")
+    assert page.is_disabled("input[name=kind][value=same]")
+    page.click("#new-game-cancel")
 
     page.goto("/")
     page.wait_for_selector("#deals[aria-busy=false]")
-    page.click('[data-practise="SH1-C4"]')
-    page.wait_for_url(re.compile(r"/play/\d+/$"))
-    page.wait_for_selector("#board .pile[data-pile=t1] .card")
-    practice = int(page.url.rstrip("/").split("/")[-1])
+    deal = page.locator('.deal[data-variant="SH1-C4"]')
+    assert deal.locator("[data-result-link]").count() == 1
+    assert page.locator("[data-practise]").count() == 0
+    assert "Practise" not in deal.inner_text()
+
+    practice = server.legacy_daily_practice(name, "SH1-C4")
     assert practice != ranked
-    label = f"Daily · {today().isoformat()}"
+    page.goto(f"/play/{practice}/")
+    page.wait_for_selector("#board .pile[data-pile=t1] .card")
     assert page.inner_text("#code").strip() == label
     assert "practice" in page.inner_text("#game-title")
     assert not page.is_visible("#copy-code")
@@ -153,16 +168,9 @@ def test_a_finished_player_practises_the_daily_without_ever_seeing_its_code(new_
     assert code not in page.inner_text("body")
     assert code not in page.content()  # nor in any attribute
     screenshot(page, "daily-practice")
-
-    # "Same deal" starts another practice of the daily, still without its code.
     page.click("#new-game")
-    assert label in page.inner_text("#ng-same-row")
-    page.check("input[name=kind][value=same]")
-    page.click("#new-game-start")
-    page.wait_for_url(lambda url: url.rstrip("/").split("/")[-1] not in {str(practice)})
-    page.wait_for_selector("#board .pile[data-pile=t1] .card")
-    assert page.inner_text("#code").strip() == label
-    assert code not in page.content()
+    assert label not in page.inner_text("#ng-same-row")
+    assert page.is_disabled("input[name=kind][value=same]")
     assert page.evaluate("localStorage.getItem('patience.lastCode')") in (None, "")
 
 

@@ -6,7 +6,8 @@ winner's second account that resigned at once, not to a signed-out visitor.
 
 Today's Seahaven and Easy Harp dailies run. On each a player resigns a game
 they played a little (five moves of par), a winner wins with the solver's line, the winner's second
-account resigns; one of them also practises it. The day job is run: it
+account resigns and asks to practise it (refused since issue 36: it plays a
+practice game dealt before that rule instead). The day job is run: it
 analyses nothing. An analysis is then stored by hand, as if a job had run
 early, and every account asks for every game's analysis and replay page: each
 answer is a refusal, and no byte names a running daily's code or one of the
@@ -23,7 +24,7 @@ from games import tasks
 from games.analysis import attempt_analyse, day_attempts_to_analyse
 from games.dailies import utc_today
 from games.models import Analysis, DailyDeal
-from tests.support.api import assert_error, start, win_daily
+from tests.support.api import assert_error, legacy_daily_practice, start, win_daily
 from tests.support.hidden import Wire, check_hidden, engine_state, prepared
 
 VARIANTS = ("SH1-C4", "EH1-N")
@@ -44,7 +45,9 @@ def test_nothing_of_an_analysis_opens_while_its_day_runs(make_player, anon):
         won = win_daily(winner, variant)
         other = start(second, daily=variant)
         wire.http("second resigns", second.send(f"/api/games/{other['id']}/resign/"))
-        practice = start(second, daily=variant, practice=True)
+        asked = second.send("/api/games/", {"daily": variant, "practice": True})
+        assert_error(wire.http("second practises", asked), 409, "daily_running")
+        practice = legacy_daily_practice(second, variant)
         wire.http("practice resigns", second.send(f"/api/games/{practice['id']}/resign/"))
         games += [lost, won, other, practice]
 

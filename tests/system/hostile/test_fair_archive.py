@@ -3,13 +3,14 @@ the streak, the archive's calendar and the pages around them show a running
 daily deal's code to no one.
 
 With today's deals running — one player in the middle of one, the attacker with
-an account of their own who already resigned it (so practising it by its code
-would be allowed, if only the code were known) — the attacker and an anonymous
+an account of their own who already resigned it — the attacker and an anonymous
 visitor read the archive page, both calendars (their own, the other player's,
 the anonymous one), the lobby, today's page and API, and the player records.
 No byte names today's codes or keys; yesterday's page does reveal its code
-(the check can see a code where one is). The only way to today's deal as a
-practice is ``{"daily", "practice": true}``, which names no code either.
+(the check can see a code where one is). No practice copy of today's deal is
+dealt to anyone while the day runs (issue 36), by ``{"daily", "practice":
+true}`` or by its code in hand; yesterday's, public now, is an ordinary
+practice game.
 """
 
 from __future__ import annotations
@@ -94,13 +95,15 @@ def test_no_archive_calendar_or_lobby_byte_names_a_running_daily(make_player, an
     revealed = wire.http("yesterday", anon.get(f"/api/daily/{yesterday}/")).content.decode()
     assert past.deal.code in revealed
 
-    # Without the code, today's deal is practised only as the daily, nameless.
-    practice = attacker.send("/api/games/", {"daily": "SH1-C4", "practice": True})
-    assert practice.status_code == 201, practice.content
-    assert practice.json()["code"] is None and practice.json()["ranked"] is False
-    # The player still playing may not practise it even with its code in hand.
+    # Today's deal is practised by nobody while the day runs: not the attacker who
+    # resigned it, with or without its code in hand, nor the player still playing.
     code = running[0].deal.code
-    assert_error(player.send("/api/games/", {"code": code}), 403, "daily_not_finished")
+    for client in (attacker, player):
+        for body in ({"daily": "SH1-C4", "practice": True}, {"code": code}):
+            refusal = wire.http("practise today's", client.send("/api/games/", body))
+            assert_error(refusal, 409, "daily_running")
+    for daily in running:
+        wire.assert_never_named(daily)
     # Yesterday's deal, its code now public, is an ordinary practice game.
     old = attacker.send("/api/games/", {"code": past.deal.code})
     assert old.status_code == 201, old.content

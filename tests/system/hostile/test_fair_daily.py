@@ -12,8 +12,9 @@ Played as an attacker with any number of accounts, reading every byte we send:
 (d) after the day, anyone checks it: sha256 of the revealed code is the
     commitment published during the day, and the proof replays to a win with
     the engine's command line;
-(f) a second account that resigns at once reads no replay and watches no live
-    game of the running daily (HTTP and websocket), while a winner can.
+(f) a second account that resigns at once reads no replay, watches no live
+    game and gets no practice copy of the running daily (HTTP and websocket),
+    while a winner can watch it.
 
 The fair-play review's attacks (c, e) are in ``test_fairplay_bot.py``.
 """
@@ -34,7 +35,7 @@ from asgiref.sync import sync_to_async
 from games.dailies import Effort, daily_deal_prepare, utc_today
 from games.engine import GameCode, new_game
 from games.models import Attempt, DailyDeal
-from tests.support.api import Client, assert_error
+from tests.support.api import Client, assert_error, legacy_daily_practice
 from tests.support.hidden import (
     Wire,
     check_cardless,
@@ -153,17 +154,18 @@ async def test_a_running_daily_is_never_named_nor_its_hidden_cards_shown(make_pl
     rows = (await call(wire, "quitter board", quitter.get, board)).json()
     assert rows["replays_open"] is False and rows["replays_closed_reason"]
     assert all(row["replay"] is None for row in rows["results"]) and rows["results"]
-    # ...and practising the deal again gives a game without its code, whose
-    # replay stays closed to the quitter too.
-    practice = (
-        await call(
-            wire, "practice", quitter.send, "/api/games/", {"daily": "EH1-N", "practice": True}
-        )
-    ).json()
-    assert practice["ranked"] is False and practice["code"] is None
-    assert practice["view"]["daily"] == {"date": today, "variant": "EH1-N"}
-    await call(wire, "resign practice", quitter.send, f"/api/games/{practice['id']}/resign/")
-    response = await call(wire, "own practice", quitter.get, f"/api/games/{practice['id']}/replay/")
+    # ...and gets no practice copy of the deal to learn it with undo (issue 36).
+    practice = await call(
+        wire, "practice", quitter.send, "/api/games/", {"daily": "EH1-N", "practice": True}
+    )
+    assert_error(practice, 409, "daily_running")
+    # A practice game of it dealt before that rule keeps the daily's: no code, and
+    # its replay stays closed to the quitter too.
+    old = await sync_to_async(legacy_daily_practice)(quitter, "EH1-N")
+    assert old["ranked"] is False and old["code"] is None
+    assert old["view"]["daily"] == {"date": today, "variant": "EH1-N"}
+    await call(wire, "resign practice", quitter.send, f"/api/games/{old['id']}/resign/")
+    response = await call(wire, "own practice", quitter.get, f"/api/games/{old['id']}/replay/")
     assert response.status_code == 403
 
     # The winner may: replays (without the code), the live list, the board's links.
@@ -331,10 +333,10 @@ def test_bad_long_codes_are_refused_clearly(player, code):
     assert Attempt.objects.count() == 0
 
 
-def test_practice_of_the_daily_needs_a_finished_ranked_attempt(player):
+def test_no_practice_of_the_daily_while_its_day_runs(player):
     prepared("SH1-C4")
     body = {"daily": "SH1-C4", "practice": True}
-    assert_error(player.send("/api/games/", body), 403, "daily_not_finished")
+    assert_error(player.send("/api/games/", body), 409, "daily_running")
     assert_error(player.send("/api/games/", {"random": "SH1-C4", "practice": True}), 400)
     assert_error(player.send("/api/games/", {"daily": "SH1-C4", "practice": 1}), 400)
     assert not Attempt.objects.exists()

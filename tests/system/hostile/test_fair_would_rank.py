@@ -3,7 +3,9 @@ and anti-cheat): "where would I have ranked" opens nothing of a running daily.
 
 Today's Seahaven and Easy Harp dailies run (secret keys, proven). A player won
 today's Seahaven and then practised it; an attacker resigned their own ranked
-games at once and practised both deals (allowed, and tied to the daily: no code).
+games at once and practised both deals (tied to the daily: no code) — as the
+API dealt such practice games before issue 36 refused them (409
+``daily_running``, which the attacker meets now too).
 The attacker, a third account and an anonymous visitor then ask would-rank of
 every game they can name — their own practices, the player's ranked game and
 practice, ids around them. Every answer is a refusal with the error shape: no
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from games.dailies import utc_today
-from tests.support.api import assert_error, win_daily
+from tests.support.api import assert_error, legacy_daily_practice, win_daily
 from tests.support.hidden import Wire, check_cardless, prepared
 
 WOULD_RANK = "/api/leaderboard/would-rank/{}/"
@@ -49,7 +51,7 @@ def test_nothing_of_a_running_daily_opens_through_would_rank(running, make_playe
 
     # The player won today's Seahaven, then practised it (and gave the practice up).
     won = win_daily(player, "SH1-C4")
-    practice = player.send("/api/games/", {"daily": "SH1-C4", "practice": True}).json()
+    practice = legacy_daily_practice(player, "SH1-C4")
     wire.http("player resigns practice", player.send(f"/api/games/{practice['id']}/resign/"))
     theirs = [won["id"], practice["id"]]
 
@@ -60,9 +62,11 @@ def test_nothing_of_a_running_daily_opens_through_would_rank(running, make_playe
         clock.advance(3)
         wire.http("attacker resigns", attacker.send(f"/api/games/{ranked.json()['id']}/resign/"))
         body = {"daily": variant, "practice": True}
-        started = wire.http(f"attacker practises {variant}", attacker.send("/api/games/", body))
-        assert started.json()["code"] is None
-        game = started.json()["id"]
+        asked = wire.http(f"attacker practises {variant}", attacker.send("/api/games/", body))
+        assert_error(asked, 409, "daily_running")  # no practice copy any more (issue 36)
+        started = legacy_daily_practice(attacker, variant)  # … but one dealt before
+        assert started["code"] is None
+        game = started["id"]
         clock.advance(5)
         wire.http("attacker resigns practice", attacker.send(f"/api/games/{game}/resign/"))
         mine += [ranked.json()["id"], game]

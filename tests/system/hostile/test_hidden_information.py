@@ -15,7 +15,9 @@ socket on some games (trying to play, too), and the day's four leaderboard
 sockets open throughout. Today's daily deals are prepared as the job does
 (secret long codes, proven), and a veteran wins each of them by its proof
 first: only a winner may watch a running daily's games (PRODUCT.md, anti-cheat).
-Players who resigned their ranked attempt practise that daily too. Two Easy
+Players who resigned their ranked attempt ask to practise that daily too: the
+API refuses it (409 ``daily_running``, issue 36), and they play a practice game
+of it as the API dealt one before that rule (such games exist). Two Easy
 Harp games draw the whole stock and turn it over (one over HTTP, one on the
 socket). Besides: the replay of a game in progress (refused, to its owner and
 to others), another player's ``GET``, the play page, ``/api/live/``,
@@ -55,7 +57,7 @@ from asgiref.sync import sync_to_async
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import ALL_VARIANTS, Game, GameCode, encode_deal, load_game, new_game
 from games.models import Attempt
-from tests.support.api import Client
+from tests.support.api import Client, assert_error, legacy_daily_practice
 from tests.support.hidden import (
     CARD,
     check_cardless,
@@ -208,10 +210,16 @@ def http_cardless(tally: Tally, client: Client, url: str, kind: str) -> None:
     tally.http[kind] += 1
 
 
-def http_start(tally: Tally, owner: Client, body: dict[str, str]) -> Table:
+def http_start(tally: Tally, owner: Client, body: dict[str, Any]) -> Table:
     response = owner.send("/api/games/", body)
-    assert response.status_code == 201, (body, response.content)
-    attempt = response.json()
+    if body.get("practice"):
+        # No practice copy of a running daily (issue 36); one dealt before that rule.
+        assert_error(response, 409, "daily_running")
+        check_unnamed(response.content.decode(), tally.never, "HTTP practice refused")
+        attempt = legacy_daily_practice(owner, body["daily"])
+    else:
+        assert response.status_code == 201, (body, response.content)
+        attempt = response.json()
     variant, daily = attempt["variant"], "daily" in body
     assert attempt["ranked"] is (daily and not body.get("practice")), attempt
     if daily:  # today's daily, ranked or practice: it says which, never its code
@@ -536,7 +544,7 @@ class Stream:
                 self.started_daily.add((owner.username, variant))
                 return owner, {"daily": variant}
             if owner.username in self.finished_daily.get(variant, set()):
-                # Their ranked attempt is over: they may practise its deal (no code needed).
+                # Their ranked attempt is over: they ask to practise its deal.
                 return owner, {"daily": variant, "practice": True}
         return owner, {"code": self.practice_code(variant, rng)}
 

@@ -41,12 +41,12 @@ function actionButtons(deal) {
   if (deal.status === "not_started") {
     return `<button type="button" class="button primary play" data-start="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Play"))}</button>`;
   }
-  // The ranked attempt is over: the deal may be practised (without its code), and
-  // its replay watched once the server opens it (a win, or the day over).
+  // The ranked attempt is over: its result, and its replay once the server opens
+  // it (a win, or the day over). No practice of the deal while its day runs, for
+  // anyone (PRODUCT.md, anti-cheat): it opens on the day's page once the day is over.
   let html = "";
   if (FINISHED.has(deal.status)) {
     html += `<a class="button" href="/play/${deal.attempt}/#result" data-result-link>${escapeHtml(gettext("Result"))}</a>`;
-    html += `<button type="button" class="button primary" data-practise="${escapeHtml(deal.variant)}">${escapeHtml(gettext("Practise this deal"))}</button>`;
   }
   if (deal.attempt && deal.replays_open) {
     html += `<a class="button" href="/replay/${deal.attempt}/">${escapeHtml(gettext("Your replay"))}</a>`;
@@ -185,9 +185,6 @@ async function start(button, body) {
 $("deals").addEventListener("click", (e) => {
   const play = e.target.closest("[data-start]");
   if (play) start(play, { daily: play.dataset.start });
-  // Practice of today's deal: the server knows which it is; the client never learns its code.
-  const practise = e.target.closest("[data-practise]");
-  if (practise) start(practise, { daily: practise.dataset.practise, practice: true });
 });
 copyButtons($("deals"));
 

@@ -6,9 +6,10 @@
 // window's chips (newgame_dialog.html).
 //
 // A game on a daily deal whose day is running has no code (PRODUCT.md, "Fair
-// daily deals"): its "Same deal" asks the server for a practice game of that
-// daily, `{"daily": variant, "practice": true}`, which it allows once the
-// player's ranked attempt is over. Nothing here assumes a code is a string.
+// daily deals"), and no practice copy of it is dealt to anyone while the day
+// runs (the server refuses it: 409 `daily_running`): its "Same deal" is offered
+// once the day is over, and plays the code the day's page reveals then
+// (`GET /api/daily/{date}/`). Nothing here assumes a code is a string.
 
 import { get, post } from "./api.js";
 import { catalogue, gameOf } from "./catalogue.js";
@@ -35,8 +36,8 @@ function lastCode() {
 }
 
 let ready = null; // the open() of the dialog, once set up
-// What "Same deal" replays: {code, variant} or, for a daily still running,
-// {daily: date, variant, practicable}.
+// What "Same deal" replays: {code, variant} or, for a daily whose code was not
+// shown (its day was running), {daily: date, variant}.
 let current = null;
 
 /** The game on the page, for "Same deal" (an attempt object; again when it changes). */
@@ -46,14 +47,14 @@ export function setCurrentGame(game) {
     current = { code: game.code, variant: game.variant || variantOf(game.code) };
     rememberCode(game.code);
   } else {
-    // Practice is open once the ranked attempt is over: this game, if it is the
-    // ranked one, must be finished (a practice game exists only after it).
-    current = {
-      daily: dailyDate(game),
-      variant: game.variant,
-      practicable: !(game.ranked && game.status === "playing"),
-    };
+    current = { daily: dailyDate(game), variant: game.variant };
   }
+}
+
+/** Whether the UTC day `date` (YYYY-MM-DD) is over by this browser's clock: its
+ *  deals may be practised then (the server has the last word, below). */
+function dayOver(date) {
+  return Boolean(date) && date < new Date().toISOString().slice(0, 10);
 }
 
 function same() {
@@ -62,19 +63,16 @@ function same() {
   return code ? { code, variant: variantOf(code) } : null;
 }
 
-/** The request for "Same deal" of a daily without a code: practice of today's
- *  daily, or — if its day has ended meanwhile — its code, public now. */
+/** The request for "Same deal" of a daily without a code: its code, public now
+ *  that its day is over; while the day still runs there is none to ask for. */
 async function sameDaily(deal) {
-  if (deal.daily) {
-    try {
-      const day = await get(`/api/daily/${deal.daily}/`);
-      const entry = day.over && day.deals.find((d) => d.variant === deal.variant);
-      if (entry?.code) return { code: entry.code };
-    } catch {
-      /* ask for the practice game; the server says if it cannot be */
-    }
-  }
-  return { daily: deal.variant, practice: true };
+  const day = deal.daily ? await get(`/api/daily/${deal.daily}/`) : null;
+  const entry = day?.over && day.deals.find((d) => d.variant === deal.variant);
+  if (entry?.code) return { code: entry.code };
+  // The server's own refusal of a practice copy (reasons.js `daily_running`).
+  throw new Error(
+    gettext("That deal is a daily deal whose day is still running: it opens for practice, to everyone, once its day ends (00:00 UTC)."),
+  );
 }
 
 /** Set up the dialog (once) and open it from every `[data-new-game]` /
@@ -108,11 +106,11 @@ export function setupNewGame({ current: game = null } = {}) {
 
   const open = (preset = {}) => {
     const deal = same();
-    const possible = Boolean(deal && (deal.code || deal.practicable));
+    const possible = Boolean(deal && (deal.code || dayOver(deal.daily)));
     if (!deal) sameCode.textContent = gettext("no game yet");
     else if (deal.code) sameCode.textContent = deal.code;
     else if (possible) sameCode.textContent = fmt(gettext("%(daily)s, as practice"), { daily: dailyLabel(deal.daily) });
-    else sameCode.textContent = gettext("once your ranked attempt on this daily deal is over");
+    else sameCode.textContent = gettext("once its day is over (00:00 UTC)");
     sameRow.classList.toggle("disabled", !possible);
     form.querySelector('input[value="same"]').disabled = !possible;
     const [prefix, letter] = (preset.variant || deal?.variant || catalogue()[0]?.variants[0].id || "").split("-");

@@ -58,7 +58,7 @@ const gamePrefix = () => (feed.game?.variant || "").slice(0, 3);
 /** Each game the feed accepts (its version rules decide which). */
 function accept(game, { before }) {
   render();
-  setCurrentGame(game); // "Same deal": its code, or practice of its daily once the ranked attempt is over
+  setCurrentGame(game); // "Same deal": its code, or its daily's once the day is over
   if (game.status === "won" && before === "playing" && settings.sounds === true) playSound("win");
   finish.update(game, before); // the result card: at a win seen here, or asked for (#result)
 }

@@ -51,7 +51,8 @@ const SERVICE = {
     gettext(
       "This game is on a daily deal whose day is still running: its replays and live games open to players who won it, and to everyone when the day is over (00:00 UTC).",
     ),
-  daily_not_finished: () => gettext("That deal is a daily deal still running: play your ranked attempt first."),
+  daily_running: () =>
+    gettext("That deal is a daily deal whose day is still running: it opens for practice, to everyone, once its day ends (00:00 UTC)."),
   not_yours: () => gettext("That is another player's game."),
   not_found: () => gettext("Not found."),
   no_daily: () => gettext("There are no daily deals for that day."),
