@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 
 from kit.errors import Refusal
 
-from .fairplay import REASON_MAX, WEIGHTS, attempt_disqualify, review_clear
+from .fairplay import HIDDEN_KNOWLEDGE, REASON_MAX, WEIGHTS, attempt_disqualify, review_clear
 from .models import Action, Attempt, DailyDeal, Deal, ProvenDeal, Review, ReviewDecision
 from .selectors import replay_url
 
@@ -132,6 +132,10 @@ class DisqualifyForm(forms.Form):
     )
 
 
+HIDDEN_MARK = format_html("<strong>{}</strong> ", "Hidden knowledge:")
+"""Before a reason of ``fairplay.HIDDEN_KNOWLEDGE`` in the queue."""
+
+
 def _replay_page(attempt_id: int) -> str | None:
     try:
         return reverse("frontend:replay", args=[attempt_id])
@@ -142,10 +146,12 @@ def _replay_page(attempt_id: int) -> str | None:
 @admin.register(Review)
 class ReviewAdmin(admin.ModelAdmin):
     """The review queue: highest score first (the sum of the reasons' weights,
-    ``fairplay.WEIGHTS``: a win using another account's exploration before a
-    shared browser), then flagged ones; the filters "flagged: yes" and
-    "decision: undecided" leave what awaits staff. Actions: disqualify (asks for
-    a reason on a page of its own) and clear. Nothing here is automatic."""
+    ``fairplay.WEIGHTS``: a reason of hidden knowledge — the day's proof standing,
+    another account's exploration — above any pace or link), then flagged ones;
+    each reason in words, those of hidden knowledge marked so. The filters
+    "flagged: yes" and "decision: undecided" leave what awaits staff. Actions:
+    disqualify (asks for a reason on a page of its own) and clear. Nothing here
+    is automatic."""
 
     list_display = (
         "attempt_link",
@@ -231,8 +237,16 @@ class ReviewAdmin(admin.ModelAdmin):
             "<ul>{}</ul>",
             format_html_join(
                 "",
-                "<li>{} <small>(weight {})</small></li>",
-                ((r["text"], WEIGHTS.get(r["code"], 1)) for r in review.reasons),
+                "<li>{}{} <small>({}, weight {})</small></li>",
+                (
+                    (
+                        HIDDEN_MARK if r["code"] in HIDDEN_KNOWLEDGE else "",
+                        r["text"],
+                        r["code"],
+                        WEIGHTS.get(r["code"], 1),
+                    )
+                    for r in review.reasons
+                ),
             ),
         )
 
