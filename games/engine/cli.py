@@ -7,6 +7,11 @@
                                           # actions as JSON lines on stdin →
                                           # where the game went wrong, as JSON
     python -m games.engine verify-day FILE  # re-check a day's results file
+    python -m games.engine knew FILE [--proof P] [--top N]
+                                          # what the players knew: each result of a
+                                          # day's results file tested for hidden knowledge
+    python -m games.engine knew CODE [--proof P]
+                                          # one game: actions as JSON lines on stdin
 
 CODE is a numbered code (``SH1-C4-AAAAAJ2``) or a long one with a
 26-character key (``SH1-C4-CNYUZSFWIH5KXM5EKJKWKKTRPX``, RULES.md C2b).
@@ -23,6 +28,16 @@ score, moves, win and rank; it prints one line per problem (naming the rank and
 the player) and a summary, and exits with status 0 when everything holds, 1
 otherwise, 2 for a file it cannot read.
 
+``knew`` runs ``knew.knew`` (the test the staff queue runs, issue 36) over each
+result of a day's results file (the first ``--top``, default 100, in the board's
+order) or over one game's actions, and prints one JSON line per game: its ``rank``
+and ``player`` (from a file), ``flagged``, ``llr`` (the evidence), ``line_share``,
+the judged ``decisions`` and the ``reason`` in words. ``--proof P``: a JSON file
+with the day's proof (the solver's line, as ``/api/daily/{date}/`` reveals it: a
+list of actions, or that answer's object for the variant) — the exact-line check
+then also compares with it. Its exit status is 0 when nothing is flagged, 1 when
+something is, 2 for bad usage or a file it cannot read.
+
 ``replay`` and ``postmortem`` stop at the first refused (or malformed) action:
 they print ``line N: CODE: MESSAGE`` on standard error and exit with status 1. A bad game
 code or bad usage exits with status 2.
@@ -37,8 +52,10 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from .actions import Action
+from .codes import GameCode
 from .dayfile import DayFileError, check_day, read_day
 from .errors import EngineError
+from .knew import DECISIONS, knew
 from .postmortem import last_winnable
 from .registry import new_game
 
@@ -70,10 +87,17 @@ def main(
         "verify-day", help="replay every result of a day's results file and check its board"
     )
     verify.add_argument("file", help="the day's results file (JSON lines), or - for stdin")
+    judge = sub.add_parser("knew", help="test results or one game for hidden knowledge")
+    judge.add_argument("target", help="a day's results file (or - for stdin), or a game code")
+    judge.add_argument("--proof", help="a JSON file with the day's proof")
+    judge.add_argument("--top", type=int, default=100, help="results of a file to judge")
+    judge.add_argument("--decisions", type=int, default=DECISIONS, help="decisions judged per game")
     args = parser.parse_args(argv)
 
     if args.command == "verify-day":
         return verify_day(args.file, stdin, stdout)
+    if args.command == "knew":
+        return knew_command(args, stdin, stdout)
     try:
         game = new_game(args.code)
     except EngineError as exc:
@@ -143,3 +167,68 @@ def verify_day(path: str, stdin: TextIO, stdout: TextIO) -> int:
         file=stdout,
     )
     return 0
+
+
+def _read_proof(path: str | None) -> list[object] | None:
+    """The day's proof from ``path``: a list of actions, or an object holding one
+    under ``proof`` (a variant of ``/api/daily/{date}/``)."""
+    if path is None:
+        return None
+    with open(path, "rb") as file:
+        data = json.load(file)
+    if isinstance(data, dict):
+        data = data.get("proof")
+    if not isinstance(data, list):
+        raise ValueError("no list of actions (a proof) in it")
+    return data
+
+
+def knew_command(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    """``knew FILE|CODE`` (see the module): one JSON line per game judged."""
+    target, proof_path, top = args.target, args.proof, args.top
+    try:
+        proof = _read_proof(proof_path)
+    except (OSError, ValueError) as exc:
+        print(f"error: {proof_path}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    games: list[tuple[dict[str, object], str, list[object]]] = []
+    try:
+        code = str(GameCode.parse(target))
+    except EngineError:
+        try:
+            if target == "-":
+                data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
+            else:
+                with open(target, "rb") as file:
+                    data = file.read()
+            day = read_day(data)
+        except (OSError, DayFileError) as exc:
+            print(f"error: {target}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        code = str(day.header.get("code"))
+        for _, line in day.lines[:top]:
+            if isinstance(line, dict) and isinstance(line.get("actions"), list):
+                actions = [a.get("action") if isinstance(a, dict) else a for a in line["actions"]]
+                who = {"rank": line.get("rank"), "player": line.get("player")}
+                games.append((who, code, actions))
+    else:
+        actions = []
+        for number, row in enumerate(stdin, start=1):
+            if row.strip():
+                try:
+                    actions.append(json.loads(row))
+                except ValueError as exc:
+                    print(f"line {number}: bad_json: not valid JSON: {exc}", file=sys.stderr)
+                    return EXIT_USAGE
+        games.append(({}, code, actions))
+    flagged = False
+    for who, game_code, actions in games:
+        try:
+            verdict = knew(game_code, actions, proof, limit=args.decisions).to_json()
+        except EngineError as exc:
+            verdict = {"error": f"{exc.code}: {exc.message}"}
+        flagged = flagged or bool(verdict.get("flagged"))
+        json.dump({**who, **verdict}, stdout)
+        stdout.write("\n")
+        stdout.flush()
+    return EXIT_REFUSED if flagged else 0

@@ -873,6 +873,49 @@ def _wins(game: Game, line: tuple[Move | Stock, ...]) -> bool:
     return sum(len(copy.piles[f]) for f in copy.foundations) == N_CARDS
 
 
+def _search(
+    game: Game, budget: Budget, portfolio: tuple[Params, ...]
+) -> tuple[Outcome, bytes, State, State, list[Step], list[Step], int]:
+    """Search ``game``'s position with the searches of ``portfolio`` taking turns (see
+    the module): ``(outcome, draw sequence, position, position settled, settling steps,
+    steps found, nodes expanded)``, the steps unshortened."""
+    seq, start = _start(game)
+    w = _Work(start, seq, None)
+    root = w.settle()
+    first = w.steps
+    expanded = 0
+    cap = FIRST_CAP
+    searching = list(portfolio)
+    found: list[Step] | None = [] if sum(root.found) == N_CARDS else None
+    while found is None:
+        for params in list(searching):
+            found, expanded, exhausted = _Search(seq, params).run(root, budget, expanded, cap)
+            if found is not None:
+                break
+            if budget.exhausted(expanded):
+                return Outcome.UNKNOWN, seq, start, root, first, [], expanded
+            if exhausted:
+                searching.remove(params)
+        if not searching:
+            # Every search ran out of positions; they leave moves out, so this proves
+            # nothing (see the module's docstring).
+            return Outcome.UNKNOWN, seq, start, root, first, [], expanded
+        cap *= 2
+    return Outcome.SOLVED, seq, start, root, first, found, expanded
+
+
+def probe_easy_harp(
+    game: Game, budget: Budget, portfolio: tuple[Params, ...] = PORTFOLIO
+) -> tuple[Move | Stock, ...] | None:
+    """A winning line from ``game``'s position as the searches first find it (not
+    shortened: cheap), or None when the budget runs out first. ``games/engine/knew.py``
+    asks it many times per game, with one search of :data:`PORTFOLIO` at a time or all."""
+    if game.won:
+        return ()
+    outcome, _, _, _, first, found, _ = _search(game, budget, portfolio)
+    return _actions(game, first + found) if outcome is Outcome.SOLVED else None
+
+
 def solve_easy_harp(game: Game, budget: Budget) -> Solution:
     """Search ``game``'s current position for a win within ``budget`` (see the module)."""
     started = time.perf_counter()
@@ -882,28 +925,9 @@ def solve_easy_harp(game: Game, budget: Budget) -> Solution:
 
     if game.won:
         return answer(Outcome.SOLVED, (), 0)
-    seq, start = _start(game)
-    w = _Work(start, seq, None)
-    root = w.settle()
-    first = w.steps
-    expanded = 0
-    cap = FIRST_CAP
-    searching = list(PORTFOLIO)
-    found: list[Step] | None = [] if sum(root.found) == N_CARDS else None
-    while found is None:
-        for params in list(searching):
-            found, expanded, exhausted = _Search(seq, params).run(root, budget, expanded, cap)
-            if found is not None:
-                break
-            if budget.exhausted(expanded):
-                return answer(Outcome.UNKNOWN, (), expanded)
-            if exhausted:
-                searching.remove(params)
-        if not searching:
-            # Every search ran out of positions; they leave moves out, so this proves
-            # nothing (see the module's docstring).
-            return answer(Outcome.UNKNOWN, (), expanded)
-        cap *= 2
+    outcome, seq, start, root, first, found, expanded = _search(game, budget, PORTFOLIO)
+    if outcome is not Outcome.SOLVED:
+        return answer(outcome, (), expanded)
     raw = first + found
     best = _shorten(seq, start, raw)
     if not budget.exhausted(expanded):
