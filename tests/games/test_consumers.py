@@ -21,6 +21,7 @@ from asgiref.sync import sync_to_async
 from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import Game, GameCode, Move, Stock, new_game
 from games.models import Action, Attempt
+from tests.support.api import legacy_daily_practice
 from tests.support.search import find_win
 from tests.support.sockets import (
     ORIGIN,
@@ -286,14 +287,17 @@ async def test_a_stranger_cannot_watch_todays_daily_until_they_won_theirs(make_p
     snapshot = player.snapshot["game"]
     assert snapshot["code"] is None and snapshot["view"]["code"] is None
 
-    # Eve finishes her own ranked attempt (resigns), then practises the same cards with
-    # 2 cells. The daily's code, read where only the server has it: the API never sends it.
+    # Eve finishes her own ranked attempt (resigns), and has a practice of the same
+    # cards with 2 cells, dealt before issue 36 closed running dailies to practice
+    # (the API refuses it now). The daily's code, read where only the server has it.
     eve_daily = await start(eve, daily="SH1-C4")
     await http_resign(eve, eve_daily["id"])
     code = await sync_to_async(lambda: daily_deal_get(date=today, variant="SH1-C4").deal.code)()
     same_cards = str(GameCode.parse(code).same_cards()[1])
     assert same_cards.startswith("SH1-C2-")
-    practice = await start(eve, code=same_cards)
+    refused = await sync_to_async(eve.send)("/api/games/", {"code": same_cards})
+    assert refused.status_code == 409, refused.content
+    practice = await sync_to_async(legacy_daily_practice)(eve, "SH1-C4", same_cards)
     assert practice["ranked"] is False and practice["code"] is None
     spoilers = [path, f"/ws/games/{practice['id']}/"]
 

@@ -13,7 +13,8 @@ from django.conf import settings
 from django.db import connection
 from rest_framework.test import APIClient
 
-from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
+from games.dailies import daily_deal_get, daily_deal_prepare, deal_get, utc_today
+from games.engine import GameCode
 from kit.api import _parse_rate
 
 
@@ -112,18 +113,20 @@ def start(
     return response.json()
 
 
-def legacy_daily_practice(client: Any, variant: str) -> dict[str, Any]:
+def legacy_daily_practice(client: Any, variant: str, code: str | None = None) -> dict[str, Any]:
     """A practice game of today's daily of ``variant`` for ``client``'s player, as
-    the API dealt one (``{"daily", "practice": true}``) before running dailies
-    were closed to practice (issue 36): such games exist and keep the daily's
-    rules. Made by the service's own maker, since the API refuses it now.
-    Returns the attempt object as its player reads it."""
+    the API dealt one (``{"daily", "practice": true}``, or by ``code``: the
+    daily's cards in another cell count) before running dailies were closed to
+    practice (issue 36): such games exist and keep the daily's rules. Made by
+    the service's own maker, since the API refuses it now. Returns the attempt
+    object as its player reads it."""
     from accounts.models import User
     from games.services import _create_attempt
 
     daily = daily_deal_get(date=utc_today(), variant=variant)
+    deal = daily.deal if code is None else deal_get(code=GameCode.parse(code))
     player = User.objects.get(pk=client.session["_auth_user_id"])
-    attempt = _create_attempt(player=player, deal=daily.deal, daily=daily, ranked=False)
+    attempt = _create_attempt(player=player, deal=deal, daily=daily, ranked=False)
     response = client.get(f"/api/games/{attempt.pk}/")
     assert response.status_code == 200, response.content
     return response.json()
