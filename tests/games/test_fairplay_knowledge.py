@@ -5,7 +5,8 @@ device and address group, and the queue's order. Pure functions on fixed Easy
 Harp deals first (no database); then the attacks of issue 36 through the public
 API on the fair-play clock (``tests/support/fairplay.py``): a scout and a main
 that plays the day's proof with 40 undone detours at a person's pace, scouting
-split over three guests, and an honest explorer who looks with undo and wins."""
+split over three guests, a practice copy of the running daily (the free channel
+closed by issue 36) pooled, and an honest explorer who looks with undo and wins."""
 
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from games.fairplay import (
 from games.models import DailyDeal, Review
 from tests.accounts.test_api_guests import guest
 from tests.support import fairplay
+from tests.support.api import legacy_daily_practice
 from tests.system.hostile.test_second_account import resign_game, scout
 
 DEAL = "EH1-N-AAAAAAF"
@@ -330,6 +332,35 @@ def test_scouting_split_over_three_guests_adds_up(make_player, clock):
     assert fairplay.play(stranger, other["id"], route, clock, gaps=fairplay.HUMAN_GAPS)["won"]
     assert review(other["id"]).signals["pooled"] == []
     assert "pooled_scouts" not in codes(other["id"])
+
+
+@db
+def test_a_practice_copy_dealt_before_practice_closed_is_pooled(make_player, clock):
+    """Issue 36's free channel: the scout resigns its ranked attempt at once and
+    learns the deal in a practice copy of the running daily, with undo (such
+    copies exist from before running dailies were closed to practice). Practice
+    games were never scout candidates; the pool counts them."""
+    daily = fairplay.today_daily("EH1-N")
+    scouting = fairplay.older_account(make_player)
+    scouting.defaults["REMOTE_ADDR"] = "198.51.100.20"
+    ranked = fairplay.start_daily(scouting, "EH1-N")
+    resign_game(scouting, ranked["id"], clock)
+    copy = legacy_daily_practice(scouting, "EH1-N")
+    learnt = fairplay.scout_line(daily.deal.code, daily.proof)
+    fairplay.play(scouting, copy["id"], learnt, clock, gaps=(0.5,))
+
+    main = fairplay.older_account(make_player)
+    main.defaults["REMOTE_ADDR"] = "198.51.100.21"  # the scout's address group
+    game = fairplay.start_daily(main, "EH1-N")
+    line = fairplay.with_detours(daily.deal.code, daily.proof, at=spread(20, len(daily.proof)))
+    assert fairplay.play(main, game["id"], line, clock, gaps=fairplay.HUMAN_GAPS)["won"]
+
+    found = review(game["id"])
+    assert {"pooled_scouts", "proof_line"} <= codes(game["id"]), found.reasons
+    hidden = found.signals["explored_hidden"]
+    assert [g["attempt"] for g in found.signals["pooled"]] == [copy["id"]]
+    [text] = [r["text"] for r in found.reasons if r["code"] == "pooled_scouts"]
+    assert f"{scouting.username}'s practice game #{copy['id']} saw {hidden}" in text
 
 
 @db
