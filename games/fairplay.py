@@ -490,22 +490,21 @@ def _proof_line_text(signals: dict[str, Any]) -> str:
         else "makes exactly the daily's proof's card moves, in its order (only the stock "
         "taps differ)"
     )
-    undone = signals["actions"] - signals["undos"] - signals["standing_moves"]
-    par = signals.get("par")
-    length = (
-        f"{signals['standing_moves']} actions, par {par}"
-        if par is not None
-        else (f"{signals['standing_moves']} actions")
+    undos, standing, par = signals["undos"], signals["standing_moves"], signals.get("par")
+    length = f"{standing} actions" + (f", par {par}" if par is not None else "")
+    line = (
+        f"what stayed after its {undos} undos (the standing line, {length})"
+        if undos
+        else f"its line ({length})"
     )
     knows = (
         "which knows every face-down and stock card"
         if signals.get("hidden_cards")
         else "found by a program"
     )
-    return (
-        f"what stayed after its {signals['undos']} undos (the standing line, {length}) {how}: "
-        f"the solver's line, {knows}; {undone} actions were tried and taken back on the way"
-    )
+    undone = signals["actions"] - undos - standing
+    tried = f"; {undone} actions were tried and taken back on the way" if undone else ""
+    return f"{line} {how}: the solver's line, {knows}{tried}"
 
 
 # --- across accounts: pure functions over two action logs ------------------------------------
@@ -972,10 +971,28 @@ def cross_signals(
     return out
 
 
+def knowledge_reasons(signals: dict[str, Any]) -> list[dict[str, str]]:
+    """The ``hidden_knowledge`` reason of a review's signals: the verdict of what the
+    player knew (``signals["knew"]``, games/knowledge.py), when it flags the result."""
+    verdict = signals.get("knew") or {}
+    if not verdict.get("flagged"):
+        return []
+    return [{"code": "hidden_knowledge", "text": f"what the player knew: {verdict['reason']}"}]
+
+
 def _store_review(attempt: Attempt, thresholds: Thresholds) -> Review:
     cross = CrossThresholds.from_settings()
     signals = attempt_signals(attempt, cross)
-    reasons = flag_reasons(signals, thresholds) + cross_reasons(signals, cross)
+    # What the player knew is judged on a queue of its own (games/knowledge.py): a
+    # review computed again keeps its verdict.
+    earlier = Review.objects.filter(attempt=attempt).only("signals").first()
+    if earlier is not None and "knew" in earlier.signals:
+        signals["knew"] = earlier.signals["knew"]
+    reasons = (
+        flag_reasons(signals, thresholds)
+        + cross_reasons(signals, cross)
+        + knowledge_reasons(signals)
+    )
     # Only the computed part is written: a staff decision already taken stays.
     review, _ = Review.objects.update_or_create(
         attempt=attempt,

@@ -191,6 +191,12 @@ def test_easy_harp_won_without_looking_is_flagged_by_the_defaults(code):
     proven = won_signals(code, looked_once, human_ms(len(looked_once)))
     assert proven["proof_line"] == "card_moves"
     assert codes(flag_reasons(proven, DEFAULTS)) == {"never_looked", "proof_line"}
+    [text] = [r["text"] for r in flag_reasons(proven, DEFAULTS) if r["code"] == "proof_line"]
+    assert text == (
+        f"its line ({len(looked_once)} actions, par {len(line)}) makes exactly the daily's "
+        "proof's card moves, in its order (only the stock taps differ): the solver's line, "
+        "which knows every face-down and stock card"
+    )
 
     # Moves taken back that uncovered nothing are no looking: still flagged.
     first_looks = looks(code, looked_once)
