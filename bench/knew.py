@@ -47,7 +47,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -267,11 +267,19 @@ def _play_and_judge(job: tuple[Any, ...]) -> dict[str, Any]:
         "seed": seed,
         "won": table.game.won,
         "actions": table.log,
+        "proof": proof,
         "play_seconds": round(played, 2),
     }
     if table.game.won:
         out["verdict"] = K.knew(code, table.log, proof).to_json()
     return out
+
+
+def judge_again(saved: dict[str, Any]) -> dict[str, Any]:
+    """A saved game judged again (the thresholds or the test changed, not the play)."""
+    if saved["won"]:
+        saved["verdict"] = K.knew(saved["code"], saved["actions"], saved.get("proof")).to_json()
+    return saved
 
 
 def report(results: list[dict[str, Any]], flag_llr: float, line_share: float) -> None:
@@ -291,14 +299,14 @@ def report(results: list[dict[str, Any]], flag_llr: float, line_share: float) ->
     for (side, kind), rs in sorted(rows.items()):
         v = [r["verdict"] for r in rs]
         by_line = sum(x["line_share"] >= line_share for x in v)
-        by_llr = sum(x["llr"] >= flag_llr for x in v)
-        flagged = sum(x["line_share"] >= line_share or x["llr"] >= flag_llr for x in v)
+        by_llr = sum(x["evidence"] >= flag_llr for x in v)
+        flagged = sum(x["line_share"] >= line_share or x["evidence"] >= flag_llr for x in v)
         cpu = [x["seconds"] for x in v]
         print(
             f"{side:12} {kind:30} {len(rs):5} {flagged / len(rs):8.1%} {by_line:8} "
             f"{by_llr:11} {statistics.median(cpu):8.1f} {max(cpu):8.1f}"
         )
-    honest_llr = sorted(r["verdict"]["llr"] for r in wins if r["side"] == "honest")
+    honest_llr = sorted(r["verdict"]["evidence"] for r in wins if r["side"] == "honest")
     if honest_llr:
         print(
             f"honest evidence: p50 {percentile(honest_llr, 50):.2f}, p99 "
@@ -313,22 +321,30 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first", default="2026-11-01", help="the first day's date")
     parser.add_argument("--save", help="write every game as JSON lines")
-    parser.add_argument("--load", help="judge saved games again (no play)")
-    parser.add_argument("--flag-llr", type=float, default=K.FLAG_LLR)
+    parser.add_argument("--load", help="judge the games of a saved file again (no play)")
+    parser.add_argument("--report", help="print the table of a saved file (no play, no judging)")
+    parser.add_argument("--flag-llr", type=float, default=K.FLAG_EVIDENCE)
     parser.add_argument("--line-share", type=float, default=K.LINE_SHARE)
     args = parser.parse_args()
     print(machine(), flush=True)
+    if args.report:
+        with open(args.report) as saved:
+            report([json.loads(line) for line in saved], args.flag_llr, args.line_share)
+        return
     if args.load:
         with open(args.load) as saved:
-            results = [json.loads(line) for line in saved]
-        report(results, args.flag_llr, args.line_share)
-        return
-    deals = daily_deals(args.deals, dt.date.fromisoformat(args.first))
-    print(f"{len(deals)} daily deals, {args.games} honest and {args.games} clairvoyant games each")
+            work: Iterable[Any] = [json.loads(line) for line in saved]
+        task: Callable[[Any], dict[str, Any]] = judge_again
+    else:
+        deals = daily_deals(args.deals, dt.date.fromisoformat(args.first))
+        print(
+            f"{len(deals)} daily deals, {args.games} honest and {args.games} clairvoyant games each"
+        )
+        work, task = jobs(deals, args.games), play_and_judge
     results = []
     out = open(args.save, "w") if args.save else None  # noqa: SIM115 (kept open while the games run)
     with multiprocessing.Pool(args.workers) as pool:
-        for r in pool.imap_unordered(play_and_judge, jobs(deals, args.games)):
+        for r in pool.imap_unordered(task, work):
             results.append(r)
             v = r.get("verdict")
             print(

@@ -81,6 +81,8 @@
 | ``FAIRPLAY_DORMANT_PAR`` | flag its first ranked Easy Harp win at or under this × par | 1.1 |
 | ``FAIRPLAY_GROUP_V4`` | games of a daily pooled from one IPv4 network of this prefix | 24 |
 | ``FAIRPLAY_GROUP_V6`` | … and one IPv6 network of this prefix | 64 |
+| ``FAIRPLAY_KNEW`` | test each Easy Harp win for hidden knowledge (own queue) | on with Celery |
+| ``FAIRPLAY_KNEW_DECISIONS`` | … judging this many of its decisions | 10 |
 """
 
 import os
@@ -373,6 +375,20 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_IGNORE_RESULT = True  # tasks write their results to the database
+# What the player knew (games/knowledge.py) is seconds of solver search per Easy Harp
+# win: a queue of its own, so it never holds a mail or a replay check back, nor they
+# it. Every worker started here consumes both queues (-Q celery,fairplay); compose
+# runs one worker for each (docker-compose.yml).
+CELERY_TASK_ROUTES = {"games.tasks.judge_knowledge": {"queue": "fairplay"}}
+# Run that test at all: on with a broker; off when tasks run in-process (make run,
+# the tests), where it would hold the answer of a win for seconds — then
+# ``manage.py judge_knowledge`` runs it by hand (docs/operations.md).
+FAIRPLAY_KNEW = env_flag("FAIRPLAY_KNEW", default=not CELERY_TASK_ALWAYS_EAGER)
+# Decisions it judges per win (None: the engine's own, games/engine/knew.py DECISIONS):
+# its CPU grows with them, and so does what it can see (docs/fairplay.md).
+FAIRPLAY_KNEW_DECISIONS = (
+    int(env["FAIRPLAY_KNEW_DECISIONS"]) if env.get("FAIRPLAY_KNEW_DECISIONS") else None
+)
 # Every task is short: a replay check, a review or a dead-end proof takes well
 # under a second, a daily deal (one task a deal) at most about a minute of solver
 # search (the games' declared effort: 60 s, then the last search's node budget).

@@ -27,6 +27,7 @@ from . import (
     dayfile,
     difficulty,
     fairplay,
+    knowledge,
     partitions,
     practice,
     privacy,
@@ -153,6 +154,15 @@ def review_attempt(attempt_id: int) -> bool | None:
     """Fair-play signals of a finished ranked attempt; returns whether it was
     flagged (None: no such attempt). Flags only: staff decide (games/fairplay.py)."""
     review = fairplay.attempt_review(attempt_id=attempt_id)
+    return None if review is None else review.flagged
+
+
+@shared_task(**DATABASE_RETRY, soft_time_limit=300, time_limit=330)
+def judge_knowledge(attempt_id: int) -> bool | None:
+    """What the player knew (games/knowledge.py): seconds of solver work per win, on
+    the ``fairplay`` queue of its own (``CELERY_TASK_ROUTES``). Returns whether it
+    was flagged (None: nothing to judge)."""
+    review = knowledge.attempt_knowledge(attempt_id=attempt_id)
     return None if review is None else review.flagged
 
 
@@ -295,6 +305,8 @@ def _verify_finished(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) 
 @receiver(signals.ranked_attempt_checked, dispatch_uid="games.tasks.review_checked")
 def _review_checked(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
     queue_on_commit(review_attempt, attempt.pk)
+    if settings.FAIRPLAY_KNEW and knowledge.hides_cards(attempt):
+        queue_on_commit(judge_knowledge, attempt.pk)
 
 
 @receiver(signals.position_worth_proving, dispatch_uid="games.tasks.prove_position")

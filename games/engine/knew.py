@@ -19,28 +19,37 @@ own code and action log:
 
 3. **Determinization** (:func:`judge`): at each decision, deals *consistent with what
    the player had seen* are drawn (the unseen cards shuffled over the unseen places),
-   and the solver (:func:`probe_easy_harp`, a short search) says which move it would
-   play from the position in each of them: that is play from the player's own
-   information. The same solver, with several of its settings, says which move it
-   would play with the true cards. A decision gives evidence when the two disagree:
-   the log-likelihood ratio of the move played under "chose knowing the true cards"
-   against "chose from what was seen", each a mixture ``(1 - EPSILON) * share + EPSILON
-   / choices`` so that a move neither side plays weighs nothing. Only samples the
-   solver wins from the position count: the true deal is winnable from every position
-   of a win's line, so the samples must be too, or the true deal would always look the
-   easier (the trap of a naive version).
+   and the solver (:func:`probe_easy_harp`, a short search) is asked, once per setting
+   of :data:`SETTINGS`, which move it plays from the position in one drawn deal and
+   in the true one. Two weights come out of it (natural logs of likelihood ratios,
+   "chose knowing the true cards" against "chose from what was seen"):
+
+   - *the choice* (:attr:`Judged.llr`): the share of the settings that play the move
+     with the true cards against the share that play it in the drawn deals, each a
+     mixture ``(1 - EPSILON) * share + EPSILON / choices`` so that a move neither side
+     plays weighs nothing — the same solvers on both sides, so a setting's taste
+     weighs nothing either;
+   - *the move's fate* (:attr:`Judged.keeps`): of the drawn deals the solver wins from
+     the position, the share it still wins after the move, the true deal counted as
+     one more (it is consistent with what was seen, and was won). A move that keeps
+     every deal winnable says nothing; one that keeps only the true deal is the move
+     "right only for the true deal" that a player who had not seen the cards makes
+     by luck and a player who had seen them makes at will. Only drawn deals the
+     solver wins from the position count: the true deal is winnable from every
+     position of a win's line, so the drawn ones must be too, or the true deal would
+     always look the easier (the trap of a naive version).
 
 4. **The exact line** (:func:`solver_match`): the standing line against the solver's
    own lines of the true deal from the start (the day's proof, and the first line of
-   several settings): a cheater who replays the solver looks honest move by move, but
+   each setting): a cheater who replays the solver looks honest move by move, but
    plays its line exactly.
 
-:class:`Verdict` gathers them: ``llr`` (natural log, summed over the decisions),
-``flagged`` when it reaches :data:`FLAG_LLR` or the standing line is a solver's
-(``line_share`` at least :data:`LINE_SHARE`), and the decisive positions in words.
-The thresholds are calibrated by ``bench/knew.py`` on simulated honest and clairvoyant
-players (docs/fairplay.md); the work is bounded by :data:`DECISIONS`,
-:data:`SETTINGS` and :data:`PROBE_NODES` and seeded by the code, so the
+:class:`Verdict` gathers them: the ``evidence`` (both weights summed over the
+decisions), ``flagged`` when it reaches :data:`FLAG_EVIDENCE` or the standing line is
+a solver's (``line_share`` at least :data:`LINE_SHARE`), and the decisive positions in
+words. The thresholds are calibrated by ``bench/knew.py`` on simulated honest and
+clairvoyant players (docs/fairplay.md); the work is bounded by :data:`DECISIONS`,
+:data:`SETTINGS` and :data:`PROBE_NODES` and seeded by the code and the log, so the
 same log always gets the same verdict — the staff queue and ``python -m games.engine
 knew`` run this same function.
 """
@@ -82,8 +91,8 @@ PROBE_NODES = 2000
 """Positions one probe may expand."""
 EPSILON = 0.2
 """Weight of "any of the choices" in both mixtures: a move neither side plays is even."""
-FLAG_LLR = 6.0
-"""Flag from this log-likelihood ratio (natural log; about 400 to 1)."""
+FLAG_EVIDENCE = 6.0
+"""Flag from this much evidence (natural log of a likelihood ratio; about 400 to 1)."""
 LINE_SHARE = 0.9
 """Flag a standing line whose card moves follow a solver line of the true deal this far."""
 SOLVER_LINE_NODES = 10_000
@@ -220,6 +229,16 @@ class Judged:
     truths: dict[Choice, int]
     """What its settings played with the true cards."""
     llr: float
+    """The choice's evidence: log of its share with the true cards over its share with
+    the deals drawn."""
+    keeps: float
+    """Of the deals drawn (and the true one) that the solver wins from here, the share it
+    still wins after the move: a move that is right only for the true deal keeps few."""
+
+    @property
+    def evidence(self) -> float:
+        """Both weights of this decision (natural log): the choice's, and ``-log keeps``."""
+        return self.llr - math.log(self.keeps)
 
     def words(self) -> str:
         """The decision in a sentence staff can read."""
@@ -231,7 +250,8 @@ class Judged:
             f"with {self.unseen} cards unseen — chosen in {own} of {sum(self.samples.values())} "
             f"deals consistent with what the player had seen, and by "
             f"{self.truths.get(self.played, 0)} of {sum(self.truths.values())} solver settings "
-            f"with the true cards (evidence {self.llr:+.1f})"
+            f"with the true cards; {self.keeps:.0%} of the winnable deals drawn stay "
+            f"winnable after it (evidence {self.evidence:+.1f})"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -245,6 +265,8 @@ class Judged:
             "true": self.truths.get(self.played, 0),
             "truths": sum(self.truths.values()),
             "llr": round(self.llr, 3),
+            "keeps": round(self.keeps, 3),
+            "evidence": round(self.evidence, 3),
             "text": self.words(),
         }
 
@@ -260,25 +282,49 @@ def _share(counts: Counter[Choice], played: Choice, k: int) -> float:
 
 
 def judge(step: Standing, ply: int, rng: random.Random) -> Judged:
-    """Weigh one decision (see the module, 3)."""
+    """Weigh one decision (see the module, 3 and 4)."""
     game, move = step.before, step.action
     assert isinstance(move, Move)
     played = choice(game, move)
     k = len(choices(game)) + 1  # the card moves, and drawing from the stock
     samples: Counter[Choice] = Counter()
     truths: Counter[Choice] = Counter()
+    winnable = kept = 0
     for params in SETTINGS:
-        for counts, deal in ((samples, consistent_deal(game, step.seen, rng)), (truths, game)):
+        sample = consistent_deal(game, step.seen, rng)
+        for counts, deal in ((samples, sample), (truths, game)):
             line = probe_easy_harp(deal, Budget(nodes=PROBE_NODES), (params,))
-            first = _first_choice(game, line) if line else None
-            if first is not None:
-                counts[first] += 1
+            first = _first_choice(deal, line) if line else None
+            if first is None:
+                continue
+            counts[first] += 1
+            if deal is sample:  # a deal like the true one, winnable from here: and after?
+                winnable += 1
+                kept += first == played or _wins_after(sample, move)
     llr = 0.0
     if samples and truths:  # no evidence from a side the solver could not answer
         llr = math.log(_share(truths, played, k) / _share(samples, played, k))
+    # The true deal is one more deal consistent with what was seen, and still winnable
+    # after the move (the game was won from there).
+    keeps = (1 + kept) / (1 + winnable)
     return Judged(
-        ply, step.index, played, unseen(game, step.seen), k - 1, dict(samples), dict(truths), llr
+        ply,
+        step.index,
+        played,
+        unseen(game, step.seen),
+        k - 1,
+        dict(samples),
+        dict(truths),
+        llr,
+        keeps,
     )
+
+
+def _wins_after(sample: Game, move: Move) -> bool:
+    """Does the solver still win ``sample`` after ``move`` (legal there: it moves a seen card)?"""
+    after = sample.copy()
+    after.apply(move)
+    return probe_easy_harp(after, Budget(nodes=PROBE_NODES)) is not None
 
 
 # --- the exact line -------------------------------------------------------------------------
@@ -327,8 +373,10 @@ def solver_match(line: Sequence[Standing], lines: Sequence[Sequence[Move]]) -> f
 @dataclass(frozen=True)
 class Verdict:
     code: str
-    llr: float
-    """The evidence of every judged decision, summed (natural log)."""
+    choosing: float
+    """The choices' evidence (:attr:`Judged.llr`), summed over the decisions."""
+    keeping: float
+    """The moves' evidence (``-log`` :attr:`Judged.keeps`), summed."""
     line_share: float
     """:func:`solver_match` of the standing line."""
     hidden: int
@@ -340,12 +388,18 @@ class Verdict:
     """CPU time the test took."""
 
     @property
+    def evidence(self) -> float:
+        """Everything the decisions say (natural log of a likelihood ratio): how much
+        better "it knew the hidden cards" explains them than "it played what it saw"."""
+        return self.choosing + self.keeping
+
+    @property
     def flagged(self) -> bool:
-        return self.llr >= FLAG_LLR or self.line_share >= LINE_SHARE
+        return self.evidence >= FLAG_EVIDENCE or self.line_share >= LINE_SHARE
 
     def decisive(self, n: int = 3) -> list[Judged]:
         """The decisions that weigh most towards hidden knowledge."""
-        return sorted((j for j in self.judged if j.llr > 0), key=lambda j: -j.llr)[:n]
+        return sorted((j for j in self.judged if j.evidence > 0), key=lambda j: -j.evidence)[:n]
 
     def reason(self) -> str:
         """Why the win is flagged, in words (empty when it is not)."""
@@ -355,10 +409,10 @@ class Verdict:
                 f"the standing line (what stayed after the undos) plays {self.line_share:.0%} "
                 "of its card moves exactly as the solver's line of the true deal"
             )
-        if self.llr >= FLAG_LLR:
+        if self.evidence >= FLAG_EVIDENCE:
             parts.append(
-                f"its decisions fit the cards it had not seen: evidence {self.llr:.1f} "
-                f"(natural log of the likelihood ratio, flagged from {FLAG_LLR:g}) over "
+                f"its decisions fit the cards it had not seen: evidence {self.evidence:.1f} "
+                f"(natural log of the likelihood ratio, flagged from {FLAG_EVIDENCE:g}) over "
                 f"{len(self.judged)} decisions; decisive: "
                 + "; ".join(j.words() for j in self.decisive())
             )
@@ -368,7 +422,9 @@ class Verdict:
         return {
             "code": self.code,
             "flagged": self.flagged,
-            "llr": round(self.llr, 3),
+            "evidence": round(self.evidence, 3),
+            "choosing": round(self.choosing, 3),
+            "keeping": round(self.keeping, 3),
             "line_share": round(self.line_share, 3),
             "hidden": self.hidden,
             "seen_at_first": self.seen_at_first,
@@ -395,7 +451,7 @@ def knew(
     game = new_game(code)
     hidden = unseen(game, frozenset(_visible(game)))
     if not game.hides_cards:
-        return Verdict(code, 0.0, 0.0, 0, 0, [], time.process_time() - started)
+        return Verdict(code, 0.0, 0.0, 0.0, 0, 0, [], time.process_time() - started)
     digest = hashlib.sha256(repr((code, list(actions))).encode()).digest()
     rng = random.Random(int.from_bytes(digest[:8], "big"))
     chosen = decisions(line, limit)
@@ -406,6 +462,7 @@ def knew(
     return Verdict(
         code,
         sum(j.llr for j in judged),
+        -sum(math.log(j.keeps) for j in judged),
         share,
         hidden,
         seen_first,

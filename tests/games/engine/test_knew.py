@@ -136,7 +136,7 @@ def test_play_that_follows_the_true_cards_gives_evidence_and_is_deterministic():
     again = K.knew(CODE, log, limit=3)
     assert first.to_json() | {"seconds": 0} == again.to_json() | {"seconds": 0}
     assert first.judged
-    assert first.llr > 0
+    assert first.choosing > 0
     top = first.decisive(1)[0]
     assert top.truths.get(top.played, 0) > top.samples.get(top.played, 0)
     assert f"move {top.ply}" in top.words()
