@@ -13,7 +13,7 @@ from games.dailies import daily_deal_get, daily_deal_prepare, utc_today
 from games.engine import GameCode
 from games.models import Attempt
 from games.services import _create_attempt
-from tests.support.api import start
+from tests.support.api import legacy_daily_practice, start
 
 FIELDS = (
     "id",
@@ -128,9 +128,12 @@ def test_games_on_a_running_daily_deal_wait_until_the_viewer_won_it(make_player)
     carol_daily = start(carol, daily="SH1-C4")  # ranked, today's SH1-C4
     assert carol_daily["code"] is None and carol_daily["variant"] == "SH1-C4"
     assert carol_daily["daily"] == today.isoformat()
-    # Dave finished his ranked attempt, then practises the same cards with two cells.
+    # Dave finished his ranked attempt, and practises the same cards with two cells
+    # in a game dealt before issue 36 (the API refuses such a copy now).
     resign(dave, start(dave, daily="SH1-C4"))
-    same_cards = start(dave, code=str(GameCode("SH1", "C2", key.number, long=True)))
+    sibling = str(GameCode("SH1", "C2", key.number, long=True))
+    assert dave.send("/api/games/", {"code": sibling}).status_code == 409
+    same_cards = legacy_daily_practice(dave, "SH1-C4", sibling)
     assert same_cards["code"] is None and same_cards["ranked"] is False
     assert same_cards["daily"] == today.isoformat()
     erin_daily = start(erin, daily="EH1-N")  # another daily deal, still running
