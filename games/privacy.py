@@ -25,9 +25,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from accounts.models import User
+from games.engine import game_class
 
 from .dailies import day_over
 from .models import Action, Attempt, Review
+from .selectors import sealed_secret
 
 PURGE_BATCH = 1000
 """Attempts whose addresses one run purges at most: a run stays short; the
@@ -38,6 +40,9 @@ PURGED = "an address (purged)"
 
 
 def _deal_public(attempt: Attempt) -> bool:
+    """Not a running daily's deal, nor a running race's secret one (``sealed_secret``)."""
+    if sealed_secret(game_class(attempt.deal.code), sealed=attempt.sealed):
+        return False
     return attempt.daily is None or day_over(attempt.daily.date)
 
 

@@ -64,15 +64,31 @@ def secret(daily: DailyDeal | None) -> bool:
     return daily is not None and not day_over(daily.date)
 
 
-def state_json(game: Game, *, daily: DailyDeal | None, full: bool = False) -> dict[str, Any]:
+def sealed_secret(game: Game | type[Game], *, sealed: bool) -> bool:
+    """Whether ``game``, sealed in a race still running (``Attempt.sealed``), may
+    name no code: a race on a game that hides cards (Easy Harp) is dealt from a
+    fresh secret key (RULES.md C2b) and names no code to anyone, its racers
+    included, until it ends (PRODUCT.md, anti-cheat) — else ``python -m
+    games.engine deal CODE`` prints every hidden card. A game that hides none
+    (Seahaven) has nothing a code would tell."""
+    return sealed and game.hides_cards
+
+
+def state_json(
+    game: Game, *, daily: DailyDeal | None, full: bool = False, sealed: bool = False
+) -> dict[str, Any]:
     """The engine's view of ``game`` (the player's, or with ``full`` every card) as
     sent to anyone: a game on a daily deal says which day and variant it is, and
-    while that day runs its ``code`` is null — the one place that decides it."""
+    while that day runs its ``code`` is null; so is a ``sealed`` race game's
+    that hides cards while the race runs (``sealed_secret``) — the one place
+    that decides it."""
     view = game.view(full=full)
     if daily is not None:
         view["daily"] = {"date": daily.date.isoformat(), "variant": daily.variant}
         if secret(daily):
             view["code"] = None
+    if sealed_secret(game, sealed=sealed):
+        view["code"] = None
     return view
 
 
@@ -84,9 +100,10 @@ def attempt_json(
     pile may go (``targets``) and, once only foundation moves remain, the moves a
     Finish button plays (``finish``, from the engine's view), so the client needs
     no rule; both are empty for anyone else and once the game is over. A game on
-    a running daily (ranked or its practice) names no code."""
+    a running daily (ranked or its practice) names no code, nor does a race's
+    game that hides cards while the race runs."""
     game = game or load_game(attempt.state)
-    view = state_json(game, daily=attempt.daily)
+    view = state_json(game, daily=attempt.daily, sealed=attempt.sealed)
     is_player = viewer.is_authenticated and viewer.pk == attempt.player_id
     if is_player and not attempt.finished:
         view["targets"] = game.targets_json()
@@ -170,8 +187,11 @@ def attempt_for_viewer(*, attempt_id: int, viewer: Viewer, player_too: bool = Fa
     own = viewer.is_authenticated and viewer.pk == attempt.player_id
     if player_too and own:
         return attempt
-    if attempt.sealed and not own:
-        # A race running (races/services.py): its games are their players' alone.
+    if attempt.sealed:
+        # A race running (races/services.py): its games are their players' alone to
+        # play, and nobody's to replay, analyse or watch — their own player's
+        # neither: a finished racer's replay shows every card of the deal (Easy
+        # Harp's hidden ones too), for a second account still racing to use.
         raise Forbidden("sealed", SEALED)
     if not may_see_moves(attempt=attempt, viewer=viewer):
         raise Forbidden("spoiler", SPOILER)
@@ -310,7 +330,9 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
         # Its month's partition was taken out of the log for cold storage
         # (docs/operations.md, "The action log", retention): say so, not a replay that lies.
         raise Gone("archived", "This game's moves are archived: its replay is gone.")
-    deal = state_json(new_game(attempt.deal.code), daily=attempt.daily, full=True)
+    deal = state_json(
+        new_game(attempt.deal.code), daily=attempt.daily, full=True, sealed=attempt.sealed
+    )
     data = {
         "id": attempt.pk,
         "code": deal["code"],
@@ -333,7 +355,7 @@ def replay_json(attempt: Attempt, *, positions: bool = False) -> dict[str, Any]:
         views = [deal]
         for action in log:
             game.apply(game.parse_action(action.action))
-            views.append(state_json(game, daily=attempt.daily, full=True))
+            views.append(state_json(game, daily=attempt.daily, full=True, sealed=attempt.sealed))
         data["positions"] = views
     return data
 

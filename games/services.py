@@ -280,6 +280,7 @@ def attempt_apply_action(
             now = timezone.now()
             attempt.seq = seq + 1
             attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
+            attempt.updated_at = now  # as written: the action's server time (races/progress.py)
             if game.won:
                 _finish(attempt, Attempt.Status.WON, now)
             store.action_write(

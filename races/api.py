@@ -34,7 +34,9 @@ ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 429), ERROR)
 
 class CreateSerializer(StrictSerializer):
     """Exactly one of ``code``, ``random`` (a variant) or ``daily`` (a past day,
-    with ``variant``); ``capacity`` optional."""
+    with ``variant``); ``capacity`` optional. A game that hides cards (Easy Harp)
+    is raced on a fresh secret key by ``random`` (or its past ``daily``'s deal);
+    a ``code`` of it is refused (409 ``secret_deal``)."""
 
     code = StrictCharField(required=False, max_length=48)
     random = StrictCharField(required=False, max_length=16)
@@ -69,6 +71,10 @@ class RacerSerializer(serializers.Serializer):  # documentation of race_json
             "uncovered": serializers.IntegerField(),
             "moves": serializers.IntegerField(),
             "elapsed_ms": serializers.IntegerField(),
+            "home_ms": serializers.IntegerField(
+                help_text="ms from the start when the cards home held were reached: among"
+                " equal cards home, earlier places higher (0 with none home)"
+            ),
         },
     )
     joined_at = serializers.DateTimeField()
@@ -87,8 +93,14 @@ class RaceSerializer(serializers.Serializer):  # documentation of race_json
     created_at = serializers.DateTimeField()
     starts_at = serializers.DateTimeField(allow_null=True)
     ends_at = serializers.DateTimeField(allow_null=True)
-    code = serializers.CharField(allow_null=True, help_text="null until the start")
-    daily = serializers.DateField(allow_null=True)
+    code = serializers.CharField(
+        allow_null=True,
+        help_text="null until the start; for a game that hides cards (Easy Harp: a fresh"
+        " secret key) until the end",
+    )
+    daily = serializers.DateField(
+        allow_null=True, help_text="the past day raced, named when the code is"
+    )
     racers = RacerSerializer(many=True)
     you = inline_serializer(
         "RaceYou",
@@ -124,7 +136,12 @@ class RacesView(APIView):
         responses={201: RaceSerializer, **ERRORS},
         examples=[
             OpenApiExample("a deal by code", {"code": "SH1-C4-AAAAAJ2"}, request_only=True),
-            OpenApiExample("a random proven deal", {"random": "EH1-N"}, request_only=True),
+            OpenApiExample("a random proven deal", {"random": "SH1-C2"}, request_only=True),
+            OpenApiExample(
+                "Easy Harp: a fresh secret deal, named when the race ends",
+                {"random": "EH1-N"},
+                request_only=True,
+            ),
             OpenApiExample(
                 "a past daily", {"daily": "2026-12-01", "variant": "SH1-C4"}, request_only=True
             ),

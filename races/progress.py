@@ -24,6 +24,11 @@ default):
   own. Every racer's last progress always arrives, at most ~500 ms late; and
   a racer's finish is a room change, whose ``race`` frame carries it too.
 
+Each progress also says when the racer reached the cards home they hold
+(``home_ms``, the standings' tie-break: ``races.selectors``, "when a racer
+reached their cards home"), from their *ladder*, kept in the cache a step an
+action — the same as the action log replayed, which is what it falls back to.
+
 A racer's win, resignation or game closed finishes them in the race
 (``races.services.racer_finished``)."""
 
@@ -50,7 +55,14 @@ from kit.sockets import encode
 
 from .models import Racer
 from .realtime import race_group
-from .selectors import PROGRESS_KEEP_S, PROGRESS_KEY
+from .selectors import (
+    LADDER_KEY,
+    PROGRESS_KEEP_S,
+    PROGRESS_KEY,
+    home_ladder,
+    ladder_ms,
+    ladder_step,
+)
 from .services import racer_finished
 
 log = logging.getLogger(__name__)
@@ -209,6 +221,24 @@ def _racer_of(attempt_id: int) -> tuple[str, int, str] | None:
     return found
 
 
+def _ladder(attempt: Attempt, home: int) -> list[int]:
+    """``attempt``'s ladder after its last action (``home`` cards home now): the
+    cache's one step on when it is of the action before (the action's server time
+    is the attempt's write, ``updated_at``: the log's ``ms``), else replayed from
+    the log. Kept again for the next action and for the race's end."""
+    key = LADDER_KEY.format(attempt.pk)
+    kept = cache.get(key) or ({"seq": 0, "ladder": []} if attempt.seq == 1 else None)
+    if kept is not None and kept.get("seq") == attempt.seq:
+        return list(kept["ladder"])  # a resignation: no action
+    if kept is not None and kept.get("seq") == attempt.seq - 1:
+        ladder = list(kept["ladder"])
+        ladder_step(ladder, ms=attempt.ms_since_start(attempt.updated_at), home=home)
+    else:  # lost, or another process's step not kept yet
+        ladder = home_ladder(attempt)
+    cache.set(key, {"seq": attempt.seq, "ladder": ladder}, timeout=PROGRESS_KEEP_S)
+    return ladder
+
+
 def _status(attempt: Attempt) -> str:
     if not attempt.finished:
         return Racer.Status.RACING
@@ -227,7 +257,8 @@ def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs
         elapsed = attempt.elapsed_ms
         if elapsed is None:
             elapsed = attempt.ms_since_start(timezone.now())
-        shown = {**progress(game), "elapsed_ms": elapsed}
+        shown: dict[str, Any] = {**progress(game), "elapsed_ms": elapsed}
+        shown["home_ms"] = ladder_ms(_ladder(attempt, sum(shown["home"])))
         cache.set(PROGRESS_KEY.format(attempt.pk), shown, timeout=PROGRESS_KEEP_S)
         entry = encode(
             {

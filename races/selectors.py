@@ -1,6 +1,7 @@
 """Reads of the race rooms: the race JSON (docs/api.md, "Race rooms"), a
 racer's progress and the standings. Nothing here names a card: a racer is seen
-as counts (``games.engine.progress``), and the deal's code only from the start."""
+as counts (``games.engine.progress``), and the deal's code only from the start
+— for a game that hides cards, only from the end (``games.selectors.sealed_secret``)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.models import User
-from games.engine import VARIANTS, game_class, load_game, progress
-from games.models import Attempt
-from games.selectors import Viewer
+from games.engine import VARIANTS, Game, game_class, load_game, new_game, progress
+from games.models import Action, Attempt
+from games.selectors import Viewer, sealed_secret
 from kit.errors import NotFound
 
 from .models import Race, RaceInvite, Racer
@@ -24,6 +25,9 @@ from .models import Race, RaceInvite, Racer
 PROGRESS_KEY = "race:progress:{}"
 """The cache's copy of a racer's latest progress, by attempt id (``races.progress``)."""
 PROGRESS_KEEP_S = 3 * 3600
+LADDER_KEY = "race:ladder:{}"
+"""The cache's copy of a racer's cards-home ladder (``home_ladder``), by attempt id,
+with the ``seq`` it is of (``races.progress``)."""
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
@@ -37,13 +41,66 @@ def race_get(*, slug: str) -> Race:
     return race
 
 
+# --- when a racer reached their cards home --------------------------------------------------
+#
+# Standings never reward quitting (PRODUCT.md, anti-cheat): among racers who did
+# not finish, more cards home places higher, then whoever reached that count
+# first; the moment a racer stopped never breaks a tie. "Reached" is held: a
+# count given up (a card taken back from a foundation, a foundation move undone)
+# is reached again when it is made again. A racer's *ladder* says it: its k-th
+# rung is the server time (the action log's ``ms``) since which they have had
+# more than k cards home without a break; the last rung is when they reached the
+# count they hold (``home_ms``; 0 with none home — everyone had none from the start).
+
+
+def _home(game: Game) -> int:
+    return sum(progress(game)["home"])
+
+
+def ladder_step(ladder: list[int], *, ms: int, home: int) -> None:
+    """``ladder`` after one action, at ``ms``, left ``home`` cards home: rungs above
+    the count are gone, new ones reached now."""
+    del ladder[home:]
+    ladder.extend([ms] * (home - len(ladder)))
+
+
+def ladder_ms(ladder: list[int]) -> int:
+    """When the count the ladder stands at was reached (0: none home)."""
+    return ladder[-1] if ladder else 0
+
+
+def home_ladder(attempt: Attempt) -> list[int]:
+    """``attempt``'s ladder from its action log, replayed through the engine: what
+    the live one (``races.progress``, a step an action) is, whenever asked."""
+    game = new_game(attempt.deal.code)
+    ladder: list[int] = []
+    log = Action.objects.filter(attempt_id=attempt.pk).order_by("seq")
+    for action, ms in log.values_list("action", "ms"):
+        game.apply(game.parse_action(action))
+        ladder_step(ladder, ms=ms, home=_home(game))
+    return ladder
+
+
+def racer_ladder(attempt: Attempt) -> list[int]:
+    """``attempt``'s ladder: the cache's, when it is of its last action, else replayed."""
+    try:
+        kept = cache.get(LADDER_KEY.format(attempt.pk))
+    except Exception:  # replayed instead
+        kept = None
+    if kept is not None and kept.get("seq") == attempt.seq:
+        return list(kept["ladder"])
+    return home_ladder(attempt)
+
+
 def racer_progress(attempt: Attempt, now: dt.datetime | None = None) -> dict[str, Any]:
-    """``attempt``'s progress from its stored game, with its clock."""
+    """``attempt``'s progress from its stored game, with its clock and when it
+    reached its cards home (``home_ms``)."""
     return {
         **progress(load_game(attempt.state)),
         "elapsed_ms": attempt.elapsed_ms
         if attempt.elapsed_ms is not None
         else attempt.ms_since_start(now or timezone.now()),
+        "home_ms": ladder_ms(racer_ladder(attempt)),
     }
 
 
@@ -52,17 +109,22 @@ def _home_total(racer: Racer) -> int:
 
 
 def standing_key(racer: Racer) -> tuple[int, ...]:
-    """Winners by time; then the others by cards home (more first), then time; a
-    racer who left before moving last (issue 29). While a race runs, the pages
-    place its racers live in this same order from the progress they hold (race.js
+    """Winners by time; then the others by cards home (more first), then by when
+    they reached that count (``home_ms``, earlier first) — never by when they
+    stopped: a resignation's moment breaks no tie (PRODUCT.md, anti-cheat); a
+    racer who left before moving last. While a race runs, the pages place its
+    racers live in this same order from the progress they hold (race.js
     ``standingKey``; tests/system/browser/test_race.py checks the two agree): a
     change here is a change there."""
     elapsed = racer.elapsed_ms if racer.elapsed_ms is not None else 2**62
+    shown = racer.progress or {}
     if racer.status == Racer.Status.WON:
         return (0, elapsed)
-    if racer.status == Racer.Status.LEFT and not (racer.progress or {}).get("moves"):
+    if racer.status == Racer.Status.LEFT and not shown.get("moves"):
         return (2,)
-    return (1, -_home_total(racer), elapsed)
+    # A racer finished before ``home_ms`` was kept: reached by the time they stopped.
+    reached = shown.get("home_ms", elapsed)
+    return (1, -_home_total(racer), reached)
 
 
 def standings(racers: list[Racer]) -> dict[int, int]:
@@ -139,7 +201,18 @@ class RaceView:
 
 def _zero(race: Race) -> dict[str, Any]:
     spots = len(game_class(race.deal.code).foundation_suits)
-    return {"home": [0] * spots, "uncovered": 0, "moves": 0, "elapsed_ms": 0}
+    return {"home": [0] * spots, "uncovered": 0, "moves": 0, "elapsed_ms": 0, "home_ms": 0}
+
+
+def race_deal_named(race: Race) -> bool:
+    """Whether the race JSON names the race's deal (``code``, and ``daily``, whose
+    day names its code): never before the start; from the start when its game
+    hides no card (the racers have the deal); when it hides cards, only once
+    the race is over — its games are sealed until then, and their code null
+    (``games.selectors.sealed_secret``: the one rule for both)."""
+    if race.status == Race.Status.OPEN:
+        return False
+    return not sealed_secret(game_class(race.deal.code), sealed=race.status == Race.Status.RUNNING)
 
 
 def race_view(race: Race) -> RaceView:
@@ -184,6 +257,7 @@ def race_view(race: Race) -> RaceView:
         )
     if race.status == Race.Status.FINISHED:
         entries.sort(key=lambda e: (e["place"] is None, e["place"] or 0))
+    named = race_deal_named(race)
     body = {
         "id": race.slug,
         "url": f"/race/{race.slug}/",  # the room's page (frontend), its link to share
@@ -195,12 +269,11 @@ def race_view(race: Race) -> RaceView:
         "created_at": _iso(race.created_at),
         "starts_at": _iso(race.starts_at),
         "ends_at": _iso(race.ends_at),
-        # Named only once the race has started (for everyone: the racers have it).
-        "code": race.deal.code if race.status != Race.Status.OPEN else None,
+        # Named once the race has started (for everyone: the racers have it); a
+        # game that hides cards, once it has ended (race_deal_named).
+        "code": race.deal.code if named else None,
         # Likewise the past daily it races: its day names its code (daily_json).
-        "daily": race.daily.date.isoformat()
-        if race.daily_id and race.daily and race.status != Race.Status.OPEN
-        else None,
+        "daily": race.daily.date.isoformat() if race.daily_id and race.daily and named else None,
         "racers": entries,
         "rematch": race.rematch.slug if race.rematch_id and race.rematch else None,
         "version": race.version,

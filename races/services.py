@@ -17,7 +17,16 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.dailies import daily_deals_open, deal_get, utc_today
-from games.engine import GameCode, MalformedError, new_game, parse_variant
+from games.engine import (
+    MAX_KEY,
+    VARIANTS,
+    GameCode,
+    MalformedError,
+    encode_key,
+    game_class,
+    new_game,
+    parse_variant,
+)
 from games.models import Attempt, DailyDeal, Deal
 from games.practice import practice_deal_draw
 from games.services import attempt_resign
@@ -50,6 +59,18 @@ def _refuse_running_daily(deal: Deal) -> None:
         raise Conflict(
             "day_running", "That deal is a daily deal whose day is still running: race it after."
         )
+
+
+def _secret_deal(variant: str) -> Deal:
+    """A deal of ``variant`` from a fresh secret long key (RULES.md C2b): 128 bits
+    from ``secrets``, known to the server alone, for a race on a game that hides
+    cards (PRODUCT.md, anti-cheat). A numbered deal is one of a million public
+    ones — ``python -m games.engine deal CODE`` prints every hidden card, and its
+    face-up cards index it — so the race names its key to nobody until it ends
+    (``games.selectors.sealed_secret``). Not proven winnable: a proof takes
+    seconds, and the solver wins about 97 % of Easy Harp deals (docs/benchmarks.md)."""
+    key = secrets.randbelow(MAX_KEY) + 1  # 1 … 2^128 - 1: every key C2b allows
+    return deal_get(code=GameCode.parse(f"{variant}-{encode_key(key)}"))
 
 
 def _variant(text: str) -> str:
@@ -86,7 +107,11 @@ def race_create(
 ) -> Race:
     """Open a room on a deal by ``code``, a random proven deal of ``random`` (a
     variant), or the deal of a past ``daily`` in ``variant``; the host is its
-    first racer. Never a deal some daily not yet over deals (409 ``day_running``)."""
+    first racer. Never a deal some daily not yet over deals (409 ``day_running``).
+    A game that hides cards (``Game.hides_cards``: Easy Harp) is raced on a
+    fresh secret key (``_secret_deal``), drawn for ``random``; a code of such a
+    game is refused (409 ``secret_deal``: whoever chose it could know every
+    hidden card); a past daily keeps its deal, public since its day ended."""
     if not MIN_CAPACITY <= capacity <= MAX_CAPACITY:
         raise Invalid(
             "invalid",
@@ -105,12 +130,24 @@ def race_create(
             raise NotFound("no_daily", f"There was no {variant} daily deal on {daily}.")
         deal = past.deal
     elif random is not None:
-        deal = practice_deal_draw(variant=_variant(random)).deal
+        variant = _variant(random)
+        if VARIANTS[variant][0].engine.hides_cards:  # the game's declaration
+            deal = _secret_deal(variant)
+        else:
+            deal = practice_deal_draw(variant=variant).deal
     else:
         try:
             parsed = GameCode.parse(code or "")
         except MalformedError as exc:
             raise Invalid(exc.code, exc.message, field="code") from None
+        game = game_class(parsed)
+        if game.hides_cards:
+            raise Conflict(
+                "secret_deal",
+                f"{game.title} hides cards: its races are dealt a fresh secret deal, named"
+                " when the race ends — open one by its game, not by a code.",
+                field="code",
+            )
         deal = deal_get(code=parsed)
     _refuse_running_daily(deal)
     with transaction.atomic():

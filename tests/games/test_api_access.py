@@ -612,7 +612,7 @@ SIGN_IN = Refused((401, 403), "not_authenticated")
 NOT_YOURS = Refused((403, 404), "not_yours")
 NO_GAME = Refused(404, "not_found")
 SPOILER = Refused(403, "spoiler")  # Anti-cheat: replays of today's daily wait for a win
-SEALED = Refused(403, "sealed")  # a running race's games are their players' alone
+SEALED = Refused(403, "sealed")  # a running race's games: their players' alone to play
 DAY_RUNS = Refused(409, "daily_running")  # no practice copy of a running daily, for anyone
 RUNNING = Refused(409, "not_finished")  # "a replay is available once the game is over"
 OVER = Refused(409, "finished")  # a finished game takes no action and no resignation
@@ -672,8 +672,10 @@ TABLE = [
     ("replay",        P_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("replay",        PAST,     SIGN_IN,   OK,        OK,        OK,        OK),
     ("replay",        D_PRACT,  SIGN_IN,   SPOILER,   SPOILER,   RUNNING,   SPOILER),
-    # A race's games while it runs: their players' alone (issue 29); then practice games.
-    ("replay",        R_RUN,    SIGN_IN,   SEALED,    SEALED,    SEALED,    RUNNING),
+    # A race's games while it runs: their players' alone to play (issue 29), nobody's
+    # to replay — not even its player's, whose replay would show every card to pass
+    # on (issue 36); then practice games.
+    ("replay",        R_RUN,    SIGN_IN,   SEALED,    SEALED,    SEALED,    SEALED),
     ("replay",        R_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("replay",        MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # websocket.md: the player plays, anyone allowed watches (finished games too),
@@ -740,7 +742,7 @@ TABLE = [
     ("analysis",      P_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("analysis",      PAST,     SIGN_IN,   PENDING,   PENDING,   PENDING,   PENDING),
     ("analysis",      D_PRACT,  SIGN_IN,   SPOILER,   SPOILER,   SPOILER,   SPOILER),
-    ("analysis",      R_RUN,    SIGN_IN,   SEALED,    SEALED,    SEALED,    RUNNING),
+    ("analysis",      R_RUN,    SIGN_IN,   SEALED,    SEALED,    SEALED,    SEALED),
     ("analysis",      R_DONE,   SIGN_IN,   OK,        OK,        OK,        OK),
     ("analysis",      MISSING,  SIGN_IN,   NO_GAME,   NO_GAME,   NO_GAME,   NO_GAME),
     # Where a practice of a past daily would have ranked (issue 27): the player's own

@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games.dailies import daily_deal_get, utc_today
-from games.engine import Move, Stock
+from games.engine import GameCode, Move, Stock
 from games.models import Attempt
 from races import services
 from races.models import Race, Racer
@@ -193,26 +193,138 @@ def test_the_race_ends_at_its_time_and_those_racing_resign(make_player, no_count
     assert finished == []  # the rival never moved: one racer moved, nothing to rate
 
 
+def moment(clock: Any, slug: str, seconds: float) -> None:
+    """The server's clock ``seconds`` after the race's start."""
+    clock.now = Race.objects.get(slug=slug).starts_at + dt.timedelta(seconds=seconds)
+
+
+def player_ids(slug: str) -> dict[str, int]:
+    racers = Racer.objects.filter(race__slug=slug)
+    return dict(racers.values_list("player__username", "player_id"))
+
+
+def live_places(race: dict[str, Any]) -> dict[str, int]:
+    """The places the pages show while ``race`` runs (race.js ``racePlaces``): the
+    standings of its racers as the race JSON has them (a racer still racing has no
+    time of their own: ``elapsed_ms`` null)."""
+    from races.selectors import standings
+
+    racers = {
+        index: Racer(
+            pk=index,
+            status=r["status"],
+            elapsed_ms=None if r["status"] == "racing" else r["progress"]["elapsed_ms"],
+            progress=r["progress"],
+        )
+        for index, r in enumerate(race["racers"], start=1)
+    }
+    return {
+        race["racers"][pk - 1]["player"]: place for pk, place in standings(racers.values()).items()
+    }
+
+
 @pytest.mark.django_db(transaction=True)
-def test_racers_the_end_stops_with_equal_cards_home_share_a_place(
-    make_player, no_countdown, finished
-):
-    """The end resigns those still racing one after the other; each stops at the
-    same instant, so equal cards home are an equal place (as the live places said)."""
-    host, rival, third = make_player(), make_player(), make_player()
-    slug = create(host, {"code": WIN_CODE})["id"]
-    post(rival, slug, "join")
+def test_standings_never_reward_quitting(make_player, no_countdown, finished, clock):
+    """Issue 36 (PRODUCT.md, anti-cheat): among racers who did not finish, more
+    cards home places higher, then whoever reached that count first; the moment
+    a racer stopped never breaks a tie. Three racers end with one card home:
+
+    - the patient one sends it home at 1 s, a second at 5 s, undoes that at 6 s
+      (one card held since 1 s), and resigns last, at 20 s;
+    - the quitter sends it home at 3 s and resigns at 3.5 s;
+    - the third sends it at 2 s, undoes it at 4 s and sends it again at 10 s
+      (held since 10 s: a count given up is reached again), and is still
+      racing when the race's time runs out.
+
+    Ordered by when they stopped (as they were) the quitter was 1st and the
+    patient one 2nd; by when they reached their one card: patient, quitter,
+    third — live (the places the pages compute from the race JSON) and at the
+    end alike, and the rating follows."""
+    from leaderboard.models import RaceRating
+
+    patient, quitter, third = make_player(), make_player(), make_player()
+    slug = create(patient, {"code": WIN_CODE})["id"]
+    post(quitter, slug, "join")
     post(third, slug, "join")
+    post(patient, slug, "start")
+    ids = {c.username: get(c, slug)["you"]["attempt"] for c in (patient, quitter, third)}
+    home, undo = win_line()[0].to_json(), {"type": "undo"}
+    assert win_line()[1].to_json()["to"].startswith("f")  # the line's second goes home too
+
+    def at(seconds: float, client: Any, seq: int, action: dict[str, Any] | None) -> None:
+        moment(clock, slug, seconds)
+        if action is None:
+            response = client.send(f"/api/games/{ids[client.username]}/resign/")
+        else:
+            response = act(client, ids[client.username], seq, action)
+        assert response.status_code == 200, response.content
+
+    at(1, patient, 0, home)
+    at(2, third, 0, home)
+    at(3, quitter, 0, home)
+    at(3.5, quitter, 1, None)  # one card home, and gone
+    at(4, third, 1, undo)
+    at(5, patient, 1, win_line()[1].to_json())
+    at(6, patient, 2, undo)
+    at(10, third, 2, home)
+
+    moment(clock, slug, 12)
+    running = get(quitter, slug)
+    shown = {r["player"]: r["progress"] for r in running["racers"]}
+    assert {name: sum(p["home"]) for name, p in shown.items()} == dict.fromkeys(shown, 1)
+    assert {name: p["home_ms"] for name, p in shown.items()} == {
+        patient.username: 1000,
+        quitter.username: 3000,
+        third.username: 10000,
+    }
+    expected = {patient.username: 1, quitter.username: 2, third.username: 3}
+    assert live_places(running) == expected
+
+    at(20, patient, 3, None)
+    race = Race.objects.get(slug=slug)
+    clock.now = race.ends_at + dt.timedelta(seconds=1)
+    assert races_end_due() == 1
+    over = get(quitter, slug)
+    assert {r["player"]: r["place"] for r in over["racers"]} == expected
+    assert [r["player"] for r in over["racers"]] == list(expected)
+    assert {r["player"]: r["status"] for r in over["racers"]} == dict.fromkeys(expected, "resigned")
+    users = player_ids(slug)
+    [(_, standings, _)] = finished
+    assert standings == [(users[name], place) for name, place in expected.items()]
+    ratings = dict(RaceRating.objects.values_list("player_id", "rating"))
+    assert ratings[users[patient.username]] > ratings[users[quitter.username]]
+    assert ratings[users[quitter.username]] > ratings[users[third.username]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_end_breaks_no_tie_and_equal_counts_reached_alike_share_a_place(
+    make_player, no_countdown, finished, clock
+):
+    """The end resigns those still racing one after the other, each at its one
+    instant; that instant breaks no tie: the two with a card home are placed by
+    when they sent it, the two who sent none share the next place."""
+    host, rival, third, fourth = make_player(), make_player(), make_player(), make_player()
+    slug = create(host, {"code": WIN_CODE})["id"]
+    for client in (rival, third, fourth):
+        post(client, slug, "join")
     post(host, slug, "start")
-    for client in (host, rival, third):
+    for seconds, client in ((2, rival), (4, host)):
+        moment(clock, slug, seconds)
         assert act(client, get(client, slug)["you"]["attempt"], 0, FIRST).status_code == 200
     race = Race.objects.get(slug=slug)
-    assert races_end_due(now=race.ends_at + dt.timedelta(seconds=1)) == 1
+    clock.now = race.ends_at + dt.timedelta(seconds=1)
+    assert races_end_due() == 1
     over = get(host, slug)
-    assert {r["place"] for r in over["racers"]} == {1}, over["racers"]
+    assert {r["player"]: r["place"] for r in over["racers"]} == {
+        rival.username: 1,
+        host.username: 2,
+        third.username: 3,
+        fourth.username: 3,
+    }
     assert len({r.elapsed_ms for r in Racer.objects.filter(race=race)}) == 1
+    users = player_ids(slug)
     [(_, standings, _)] = finished
-    assert sorted(place for _, place in standings) == [1, 1, 1]
+    assert standings == [(users[rival.username], 1), (users[host.username], 2)]  # who moved
 
 
 @pytest.mark.django_db(transaction=True)
@@ -298,6 +410,34 @@ def test_a_past_daily_and_a_random_deal(make_player):
     drawn = create(host, {"random": "EH1-N", "capacity": 2})
     assert drawn["variant"] == "EH1-N" and drawn["code"] is None
     assert len(by_player(drawn)[host.username]["progress"]["home"]) == 8
+    # Easy Harp hides cards: a fresh secret key each time, never a code picked by someone.
+    keys = {Race.objects.get(slug=drawn["id"]).deal.code}
+    keys.add(Race.objects.get(slug=create(host, {"random": "EH1-N"})["id"]).deal.code)
+    assert len(keys) == 2 and all(GameCode.parse(key).long for key in keys), keys
+    assert_error(host.send("/api/races/", {"code": "EH1-N-AAAAAJ2"}), 409, "secret_deal")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_past_easy_harp_daily_is_named_once_its_race_is_over(make_player, no_countdown):
+    """A past daily keeps its deal (public since its day ended); Easy Harp hides
+    cards, so its race names it — code and day — only at the end, like a
+    secret deal (one rule for every running race of a game that hides cards)."""
+    host, other = make_player(), make_player()
+    yesterday = utc_today() - dt.timedelta(days=1)
+    past = daily_deal_get(date=yesterday, variant="EH1-N")
+    slug = create(host, {"daily": yesterday.isoformat(), "variant": "EH1-N"})["id"]
+    post(other, slug, "join")
+    started = post(host, slug, "start")
+    assert Race.objects.get(slug=slug).deal == past.deal
+    assert started["code"] is None and started["daily"] is None
+    mine = get(host, slug)["you"]["attempt"]
+    assert host.get(f"/api/games/{mine}/").json()["code"] is None
+    for client in (host, other):
+        game = get(client, slug)["you"]["attempt"]
+        assert client.send(f"/api/games/{game}/resign/").status_code == 200
+    over = get(other, slug)
+    assert over["code"] == past.deal.code and over["daily"] == yesterday.isoformat()
+    assert host.get(f"/api/games/{mine}/").json()["code"] == past.deal.code
 
 
 @pytest.mark.django_db
@@ -315,26 +455,30 @@ def test_a_host_who_leaves_an_open_room_hands_it_on(make_player, anon):
 
 
 def test_standings_share_equal_places():
-    def racer(pk: int, status: str, elapsed: int | None, home: int, moves: int = 5) -> Racer:
+    def racer(pk: int, status: str, elapsed: int | None, home: int, *at: int) -> Racer:
+        """``at``: when ``home`` was reached (ms), and the moves (5 unless said)."""
+        reached, moves = (*at, 5)[:2]
         return Racer(
             pk=pk,
             status=status,
             elapsed_ms=elapsed,
-            progress={"home": [home], "uncovered": 0, "moves": moves},
+            progress={"home": [home], "uncovered": 0, "moves": moves, "home_ms": reached},
         )
 
     from races.selectors import standings
 
     racers = [
-        racer(1, "resigned", 9000, 10),
-        racer(2, "won", 5000, 52),
-        racer(3, "won", 5000, 52),
-        racer(4, "resigned", 9000, 10),
-        racer(5, "left", 100, 0, moves=0),
-        racer(6, "left", 8000, 12),
-        racer(7, "won", 7000, 52),
+        racer(1, "resigned", 9000, 10, 4000),
+        racer(2, "won", 5000, 52, 5000),
+        racer(3, "won", 5000, 52, 5000),
+        racer(4, "resigned", 9000, 10, 4000),
+        racer(5, "left", 100, 0, 0, 0),
+        racer(6, "left", 8000, 12, 7000),
+        racer(7, "won", 7000, 52, 7000),
+        racer(8, "resigned", 1000, 10, 900),  # stopped first, and reached 10 first
+        racer(9, "racing", None, 10, 4500),  # racing on: reached 10 after 1 and 4
     ]
-    assert standings(racers) == {2: 1, 3: 1, 7: 3, 6: 4, 1: 5, 4: 5, 5: 7}
+    assert standings(racers) == {2: 1, 3: 1, 7: 3, 6: 4, 8: 5, 1: 6, 4: 6, 9: 8, 5: 9}
 
 
 @pytest.mark.django_db(transaction=True)

@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 SEED = 29
 ACTIONS = 40  # per racer
 TIMEOUT = 10
-PROGRESS_KEYS = {"home", "uncovered", "moves", "elapsed_ms"}
+PROGRESS_KEYS = {"home", "uncovered", "moves", "elapsed_ms", "home_ms"}
 
 
 def check_race(body: Any, where: str, *, started: bool) -> None:
@@ -47,7 +47,8 @@ def check_race(body: Any, where: str, *, started: bool) -> None:
         shown = racer["progress"]
         assert set(shown) == PROGRESS_KEYS, (where, shown)
         assert all(type(n) is int for n in shown["home"]), where
-        assert all(type(shown[k]) is int for k in ("uncovered", "moves", "elapsed_ms")), where
+        counts = ("uncovered", "moves", "elapsed_ms", "home_ms")
+        assert all(type(shown[k]) is int for k in counts), where
 
 
 def check_frame(frame: dict[str, Any], where: str, *, started: bool) -> None:

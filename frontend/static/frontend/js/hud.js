@@ -2,7 +2,8 @@
 // the server's: it shows `elapsed_ms` as last received, running on from the
 // moment it arrived while the game is being played (RULES.md C11).
 // A game on a daily deal whose day is running has no code (`code: null`,
-// PRODUCT.md "Fair daily deals"): the header names its day instead.
+// PRODUCT.md "Fair daily deals"): the header names its day instead. So has an
+// Easy Harp race's game while the race runs (its deal a secret key until the end).
 
 import { cardName } from "./cards.js";
 import { copyText } from "./copy.js";
@@ -27,9 +28,14 @@ export class Hud {
     this.code = typeof game.code === "string" && game.code ? game.code : null;
     const code = $("code");
     const sealed = !this.code;
-    code.textContent = sealed ? dailyLabel(dailyDate(game)) : this.code;
+    const daily = dailyDate(game);
+    code.textContent = !sealed ? this.code : daily ? dailyLabel(daily) : gettext("Race · sealed deal");
     code.classList.toggle("sealed", sealed);
-    code.title = sealed ? gettext("A daily deal's code is revealed when its day is over (00:00 UTC).") : gettext("Game code");
+    code.title = !sealed
+      ? gettext("Game code")
+      : daily
+        ? gettext("A daily deal's code is revealed when its day is over (00:00 UTC).")
+        : gettext("A race's deal is named when the race ends.");
     const copy = $("copy-code");
     if (copy) copy.hidden = sealed;
     this.setStats(game.score, game.moves);

@@ -121,15 +121,16 @@ export function raceStatusLabel(race) {
 
 /** A racer's standing key: the server's own order (races/selectors.py
  *  `standing_key`, which makes the final standings): winners by time; then the
- *  others by cards home (more first), then time; a racer who left before moving
- *  last. One still racing has no time yet (the server's null, last among equal
- *  cards home): that is the race as it would stand if it ended now. */
+ *  others by cards home (more first), then by when they reached that count
+ *  (`home_ms`, earlier first) — never by when they stopped, so quitting early
+ *  wins no tie; a racer who left before moving last. One still racing is placed
+ *  by the same counts: the race as it would stand if it ended now. */
 export function standingKey(racer) {
   const p = racer.progress || {};
   const time = racer.status === "racing" ? Infinity : (p.elapsed_ms ?? Infinity);
   if (racer.status === "won") return [0, time];
   if (racer.status === "left" && !p.moves) return [2];
-  return [1, -cardsHome(p), time];
+  return [1, -cardsHome(p), p.home_ms ?? time]; // no home_ms: a finish from before it was kept
 }
 
 const compareKeys = (a, b) => {
