@@ -86,6 +86,12 @@ bench-solver: $(VENV)/.installed
 bench-postmortem: $(VENV)/.installed
 	$(PY) bench/postmortem.py
 
+## bench-knew: what the player knew (issue 36): detection and false positives of the
+## hidden-knowledge test on simulated honest and clairvoyant Easy Harp wins (docs/fairplay.md)
+.PHONY: bench-knew
+bench-knew: $(VENV)/.installed
+	$(PY) bench/knew.py
+
 ## bench-log: bytes per action, per game and per day of the action log (PostgreSQL)
 bench-log: $(VENV)/.installed
 	$(PY) bench/action_log_size.py

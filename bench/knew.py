@@ -282,11 +282,11 @@ def judge_again(saved: dict[str, Any]) -> dict[str, Any]:
     return saved
 
 
-def report(results: list[dict[str, Any]], flag_llr: float, line_share: float) -> None:
+def report(results: list[dict[str, Any]], flag_at: float, line_share: float) -> None:
     wins = [r for r in results if r["won"]]
     print(
         f"\n{len(results)} games played, {len(wins)} won; flagged from evidence "
-        f"{flag_llr:g} or a solver line share {line_share:.0%}"
+        f"{flag_at:g} or a solver line share {line_share:.0%}"
     )
     rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in wins:
@@ -299,18 +299,18 @@ def report(results: list[dict[str, Any]], flag_llr: float, line_share: float) ->
     for (side, kind), rs in sorted(rows.items()):
         v = [r["verdict"] for r in rs]
         by_line = sum(x["line_share"] >= line_share for x in v)
-        by_llr = sum(x["evidence"] >= flag_llr for x in v)
-        flagged = sum(x["line_share"] >= line_share or x["evidence"] >= flag_llr for x in v)
+        by_evidence = sum(x["evidence"] >= flag_at for x in v)
+        flagged = sum(x["line_share"] >= line_share or x["evidence"] >= flag_at for x in v)
         cpu = [x["seconds"] for x in v]
         print(
             f"{side:12} {kind:30} {len(rs):5} {flagged / len(rs):8.1%} {by_line:8} "
-            f"{by_llr:11} {statistics.median(cpu):8.1f} {max(cpu):8.1f}"
+            f"{by_evidence:11} {statistics.median(cpu):8.1f} {max(cpu):8.1f}"
         )
-    honest_llr = sorted(r["verdict"]["evidence"] for r in wins if r["side"] == "honest")
-    if honest_llr:
+    honest_evidence = sorted(r["verdict"]["evidence"] for r in wins if r["side"] == "honest")
+    if honest_evidence:
         print(
-            f"honest evidence: p50 {percentile(honest_llr, 50):.2f}, p99 "
-            f"{percentile(honest_llr, 99):.2f}, max {honest_llr[-1]:.2f}"
+            f"honest evidence: p50 {percentile(honest_evidence, 50):.2f}, p99 "
+            f"{percentile(honest_evidence, 99):.2f}, max {honest_evidence[-1]:.2f}"
         )
 
 
@@ -323,13 +323,13 @@ def main() -> None:
     parser.add_argument("--save", help="write every game as JSON lines")
     parser.add_argument("--load", help="judge the games of a saved file again (no play)")
     parser.add_argument("--report", help="print the table of a saved file (no play, no judging)")
-    parser.add_argument("--flag-llr", type=float, default=K.FLAG_EVIDENCE)
+    parser.add_argument("--flag-evidence", type=float, default=K.FLAG_EVIDENCE)
     parser.add_argument("--line-share", type=float, default=K.LINE_SHARE)
     args = parser.parse_args()
     print(machine(), flush=True)
     if args.report:
         with open(args.report) as saved:
-            report([json.loads(line) for line in saved], args.flag_llr, args.line_share)
+            report([json.loads(line) for line in saved], args.flag_evidence, args.line_share)
         return
     if args.load:
         with open(args.load) as saved:
@@ -346,21 +346,23 @@ def main() -> None:
     with multiprocessing.Pool(args.workers) as pool:
         for r in pool.imap_unordered(task, work):
             results.append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
             v = r.get("verdict")
             print(
                 f"{r['side']:12} {r['kind']:30} {r['code'][:14]}… "
                 + (
-                    f"won, evidence {v['llr']:6.2f}, line {v['line_share']:.0%}, "
+                    f"won, evidence {v['evidence']:6.2f} "
+                    f"({v['choosing']:.2f} + {v['keeping']:.2f}), "
+                    f"line {v['line_share']:.0%}, "
                     f"{'FLAGGED' if v['flagged'] else 'not flagged'}, {v['seconds']:.1f} s"
                     if v
                     else f"not won ({len(r['actions'])} actions)"
                 ),
                 flush=True,
             )
-            if out:
-                out.write(json.dumps(r) + "\n")
-                out.flush()
-    report(results, args.flag_llr, args.line_share)
+    report(results, args.flag_evidence, args.line_share)
 
 
 if __name__ == "__main__":

@@ -157,11 +157,14 @@ def review_attempt(attempt_id: int) -> bool | None:
     return None if review is None else review.flagged
 
 
-@shared_task(**DATABASE_RETRY, soft_time_limit=300, time_limit=330)
+@shared_task(**DATABASE_RETRY, soft_time_limit=150, time_limit=180)
 def judge_knowledge(attempt_id: int) -> bool | None:
     """What the player knew (games/knowledge.py): seconds of solver work per win, on
     the ``fairplay`` queue of its own (``CELERY_TASK_ROUTES``). Returns whether it
-    was flagged (None: nothing to judge)."""
+    was flagged (None: nothing to judge). Its work is bounded by node budgets
+    (``games/engine/knew.py``, at most 10 to 60 s on a busy 2-core machine: see
+    docs/fairplay.md); its time limits stay under the broker's visibility timeout
+    (``CELERY_VISIBILITY_TIMEOUT``, 210 s), so it is never handed to two workers."""
     review = knowledge.attempt_knowledge(attempt_id=attempt_id)
     return None if review is None else review.flagged
 

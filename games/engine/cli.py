@@ -53,7 +53,7 @@ from typing import TextIO
 
 from .actions import Action
 from .codes import GameCode
-from .dayfile import DayFileError, check_day, read_day
+from .dayfile import DayFile, DayFileError, check_day, read_day
 from .errors import EngineError
 from .knew import DECISIONS, knew
 from .postmortem import last_winnable
@@ -138,19 +138,27 @@ def main(
     return 0
 
 
-def verify_day(path: str, stdin: TextIO, stdout: TextIO) -> int:
-    """``verify-day FILE``: every problem of the file on a line of its own, then
-    a summary; 0 when all holds, 1 when something does not, 2 when the file
-    cannot be read as a day's results."""
+def _day_file(path: str, stdin: TextIO) -> DayFile | None:
+    """The day's results file at ``path`` (``-``: standard input), or None after
+    saying on standard error why it cannot be read."""
     try:
         if path == "-":
             data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
         else:
             with open(path, "rb") as file:
                 data = file.read()
-        day = read_day(data)
+        return read_day(data)
     except (OSError, DayFileError) as exc:
         print(f"error: {path}: {exc}", file=sys.stderr)
+        return None
+
+
+def verify_day(path: str, stdin: TextIO, stdout: TextIO) -> int:
+    """``verify-day FILE``: every problem of the file on a line of its own, then
+    a summary; 0 when all holds, 1 when something does not, 2 when the file
+    cannot be read as a day's results."""
+    day = _day_file(path, stdin)
+    if day is None:
         return EXIT_USAGE
     problems = check_day(day)
     for problem in problems:
@@ -195,15 +203,8 @@ def knew_command(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
     try:
         code = str(GameCode.parse(target))
     except EngineError:
-        try:
-            if target == "-":
-                data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
-            else:
-                with open(target, "rb") as file:
-                    data = file.read()
-            day = read_day(data)
-        except (OSError, DayFileError) as exc:
-            print(f"error: {target}: {exc}", file=sys.stderr)
+        day = _day_file(target, stdin)
+        if day is None:
             return EXIT_USAGE
         code = str(day.header.get("code"))
         for _, line in day.lines[:top]:

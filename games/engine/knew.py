@@ -15,7 +15,8 @@ own code and action log:
 
 2. **The decisions** (:func:`decisions`): the standing moves made while cards were
    still unseen, where the player had a choice — not a forced move, not a card sent
-   home that nothing can need any more (the solver plays those by itself).
+   home that nothing can need any more (the solver plays those by itself) —
+   :data:`DECISIONS` of them, spread evenly over the game.
 
 3. **Determinization** (:func:`judge`): at each decision, deals *consistent with what
    the player had seen* are drawn (the unseen cards shuffled over the unseen places),
@@ -75,7 +76,7 @@ from .solver import Budget
 from .solver.easy_harp import Params, probe_easy_harp, safe
 
 DECISIONS = 10
-"""Decisions judged per win, the first ones with a choice while cards are unseen."""
+"""Decisions judged per win, spread over those made with a choice while cards were unseen."""
 SETTINGS = (
     Params(),
     Params(fd=15),
@@ -190,18 +191,20 @@ def _obvious(game: Game, move: Move) -> bool:
 
 
 def decisions(line: Sequence[Standing], limit: int = DECISIONS) -> list[Standing]:
-    """The first ``limit`` standing moves made with a choice while cards were unseen."""
-    out: list[Standing] = []
-    for step in line:
-        if len(out) >= limit:
-            break
-        move = step.action
-        if not isinstance(move, Move) or not unseen(step.before, step.seen):
-            continue
-        if _obvious(step.before, move) or len(choices(step.before)) < 2:
-            continue
-        out.append(step)
-    return out
+    """``limit`` standing moves made with a choice while cards were unseen, spread
+    evenly over all such moves (the early ones and the late ones say different things:
+    which column to open, which twin to use, when a card may go home)."""
+    eligible = [
+        step
+        for step in line
+        if isinstance(step.action, Move)
+        and unseen(step.before, step.seen)
+        and not _obvious(step.before, step.action)
+        and len(choices(step.before)) >= 2
+    ]
+    if len(eligible) <= limit:
+        return eligible
+    return [eligible[i * len(eligible) // limit] for i in range(limit)]
 
 
 def _first_choice(game: Game, line: Sequence[Move | Stock]) -> Choice | None:
