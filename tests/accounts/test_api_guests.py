@@ -16,19 +16,19 @@ from accounts.models import User
 from accounts.services import guests_purge
 from games.dailies import utc_today
 from games.models import Action, Attempt, Review
-from tests.support.api import Client, assert_error, legacy_daily_practice, throttle_rates, win_daily
+from tests.support.api import (
+    Client,
+    assert_error,
+    guest,
+    legacy_daily_practice,
+    throttle_rates,
+    win_daily,
+)
 from tests.support.fairplay import own_address, today_daily
 
 # Transactions commit, so the jobs queued on commit (the check, the review) run.
 pytestmark = pytest.mark.django_db(transaction=True)
 TODAY = utc_today().isoformat()
-
-
-def guest() -> Client:
-    client = Client()
-    response = client.send("/api/auth/guest/", None)
-    assert response.status_code == 201, response.content
-    return client
 
 
 def board(client: Client, variant: str) -> dict:

@@ -37,10 +37,9 @@ from games.fairplay import (
     standing_line,
 )
 from games.models import DailyDeal, Review
-from tests.accounts.test_api_guests import guest
 from tests.support import fairplay
-from tests.support.api import legacy_daily_practice
-from tests.system.hostile.test_second_account import resign_game, scout
+from tests.support.api import guest, legacy_daily_practice
+from tests.support.fairplay import resign_game, scout
 
 DEAL = "EH1-N-AAAAAAF"
 """A fixed deal whose proof and another winning line turn up its face-down cards

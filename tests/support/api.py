@@ -94,6 +94,15 @@ class Client(APIClient):
         return self.post(path, body, format="json")
 
 
+def guest() -> Client:
+    """A signed-out visitor made a guest through the API (issue 24): a player
+    bound to the client's session, with no password."""
+    client = Client()
+    response = client.send("/api/auth/guest/", None)
+    assert response.status_code == 201, response.content
+    return client
+
+
 def start(
     client: Any,
     body: dict[str, Any] | None = None,

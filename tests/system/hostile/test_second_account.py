@@ -2,7 +2,7 @@
 today's Easy Harp daily (the whole stock drawn, the columns uncovered with
 undo) and resigns; a main account, made days earlier, from another address
 and another browser, then wins with what the scout saw — fast, or at a
-person's pace with a few undone detours. Both replays reach the review queue
+person's pace with a few looks taken back. Both replays reach the review queue
 with a cross-account reason, whichever of the two games finishes first; an
 honest player who explores with undo and wins slowly is not flagged by the
 new signals, nor is a household of two honest players behind one address.
@@ -18,6 +18,8 @@ import pytest
 from django.conf import settings
 from django.test import Client as DjangoClient
 
+from games.engine import new_game
+from games.fairplay import WEIGHTS, replayed
 from games.models import Attempt, Review
 from tests.support import fairplay
 
@@ -35,30 +37,17 @@ def review(attempt_id: int) -> Review:
     return Review.objects.get(attempt_id=attempt_id)
 
 
-def scout(client: Any, clock: fairplay.Clock, *, resign: bool = True) -> int:
-    """Learn today's Easy Harp in well under a minute, and give up."""
-    daily = fairplay.today_daily("EH1-N")
-    game = fairplay.start_daily(client, "EH1-N")
-    fairplay.play(
-        client, game["id"], fairplay.scout_line(daily.deal.code, daily.proof), clock, gaps=(0.1,)
-    )
-    if resign:
-        resign_game(client, game["id"], clock)
-    return game["id"]
-
-
-def resign_game(client: Any, attempt_id: int, clock: fairplay.Clock) -> None:
-    clock.advance(2)
-    response = client.send(f"/api/games/{attempt_id}/resign/")
-    assert response.status_code == 200, response.content
-
-
 def win_with_knowledge(client: Any, clock: fairplay.Clock, gaps: tuple[float, ...]) -> int:
-    """The winning line, with three undone detours so that no per-game signal of
-    a clean line fires."""
+    """The day's proof with three looks taken back (an action that showed a hidden
+    card for the first time, undone and played again): exploration, so no
+    per-game signal of play that never looked fires. Undone detours would not do
+    (issue 36: they show nothing and cost nothing). What stands is still the
+    proof (``proof_line``): the cross-account reasons are what this file tests."""
     daily = fairplay.today_daily("EH1-N")
     game = fairplay.start_daily(client, "EH1-N")
-    line = fairplay.with_detours(daily.deal.code, daily.proof, at=(20, 90, 160))
+    played = replayed(new_game(daily.deal.code), daily.proof)
+    looks = [index for index, step in enumerate(played) if step.shown]
+    line = fairplay.with_undos(daily.proof, at=[looks[len(looks) * k // 4] for k in (1, 2, 3)])
     body = fairplay.play(client, game["id"], line, clock, gaps=gaps)
     assert body["status"] == "won"
     return game["id"]
@@ -66,7 +55,7 @@ def win_with_knowledge(client: Any, clock: fairplay.Clock, gaps: tuple[float, ..
 
 def test_the_scout_and_a_fast_replay_are_both_flagged(make_player, clock):
     scouting, main = fairplay.older_account(make_player), fairplay.older_account(make_player)
-    scout_id = scout(scouting, clock)
+    scout_id = fairplay.scout(scouting, clock)
     assert codes(scout_id) == {"scout_pattern", "fast_median"}, review(scout_id).reasons
     won = win_with_knowledge(main, clock, gaps=(0.05,))
 
@@ -84,16 +73,20 @@ def test_a_human_paced_replay_is_flagged_even_when_the_scout_resigns_after_the_w
     make_player, clock
 ):
     scouting, main = fairplay.older_account(make_player), fairplay.older_account(make_player)
-    scout_id = scout(scouting, clock, resign=False)  # explored, still open
+    scout_id = fairplay.scout(scouting, clock, resign=False)  # explored, still open
     won = win_with_knowledge(main, clock, gaps=fairplay.HUMAN_GAPS)
-    # Played at a person's pace with detours: no per-game signal fires.
+    # Played at a person's pace, taking looks back: no signal of timing or of play
+    # that never looked fires (its standing line is the proof: ``proof_line``).
     assert not codes(won) & {"fast_median", "fast_gap", "solver_line", "never_looked"}
     assert "scout_line" not in codes(won)  # the scout has not given up yet
+    before = review(won).score
 
-    resign_game(scouting, scout_id, clock)  # ... and the win is reviewed again
+    fairplay.resign_game(scouting, scout_id, clock)  # ... and the win is reviewed again
     found = review(won)
     assert "scout_line" in codes(won), found.reasons
-    assert found.signals["median_gap_ms"] >= 1000 and found.signals["undos"] == 3
+    assert found.score >= before + WEIGHTS["scout_line"]
+    assert found.signals["median_gap_ms"] >= 1000
+    assert (found.signals["undos"], found.signals["look_undos"]) == (3, 3)
     assert "dormant_strong_win" in codes(won)  # a month-old account, first game, near par
     # The staff queue lists it first, with the reason and its weight.
     staff = fairplay.make_staff()
@@ -127,7 +120,7 @@ def test_a_household_of_two_honest_players_is_no_cross_account_reason(make_playe
     daily = fairplay.today_daily("EH1-N")
     game = fairplay.start_daily(first, "EH1-N")
     fairplay.play(first, game["id"], daily.proof[:40], clock, gaps=fairplay.HUMAN_GAPS)
-    resign_game(first, game["id"], clock)
+    fairplay.resign_game(first, game["id"], clock)
     other = fairplay.start_daily(second, "EH1-N")
     line = fairplay.with_detours(daily.deal.code, daily.proof, at=range(0, len(daily.proof), 4))
     fairplay.play(second, other["id"], line, clock, gaps=fairplay.HUMAN_GAPS)
@@ -148,7 +141,7 @@ def test_two_accounts_in_one_browser_share_a_device(make_player, clock):
     b = fairplay.start_daily(second, "SH1-C4")
     devices = Attempt.objects.filter(pk__in=(a["id"], b["id"])).values_list("device", flat=True)
     assert len(set(devices)) == 1 and next(iter(devices))
-    resign_game(second, b["id"], clock)
+    fairplay.resign_game(second, b["id"], clock)
 
     found = review(b["id"])
     assert "shared_device" in codes(b["id"]), found.reasons
