@@ -145,7 +145,9 @@ class AttemptSerializer(serializers.Serializer):  # documentation of attempt_jso
     status = serializers.ChoiceField(["playing", "won", "resigned", "abandoned"])
     seq = serializers.IntegerField()
     code = serializers.CharField(
-        allow_null=True, help_text="null while the game's daily deal is running"
+        allow_null=True,
+        help_text="null while the game's daily deal is running, and for a race's game that"
+        " hides cards (Easy Harp) while the race runs",
     )
     variant = serializers.CharField()
     daily = serializers.DateField(allow_null=True)
