@@ -22,8 +22,7 @@ from django.test import Client as DjangoClient
 from django.utils import timezone
 
 from accounts.models import User
-from games.dailies import deal_get, utc_today
-from games.engine import EngineError, GameCode, new_game, solve
+from games.engine import EngineError, new_game, solve
 from games.engine.solver import Outcome
 from games.fairplay import (
     HIDDEN_KNOWLEDGE,
@@ -36,7 +35,7 @@ from games.fairplay import (
     replayed,
     standing_line,
 )
-from games.models import DailyDeal, Review
+from games.models import Review
 from tests.support import fairplay
 from tests.support.api import guest, legacy_daily_practice
 from tests.support.fairplay import resign_game, scout
@@ -52,19 +51,10 @@ knowledge and those of play that needed no looking."""
 
 
 @functools.cache
-def proof_of(code: str) -> tuple[dict[str, Any], ...]:
-    """The solver's line of ``code`` (it sees every card), as a daily's proof."""
-    game = new_game(code)
-    result = solve(game, nodes=200_000)
-    assert result.outcome is Outcome.SOLVED, code
-    return tuple(game.apply(action).to_json() for action in result.line)
-
-
-@functools.cache
 def other_route(code: str, after: int = 40) -> tuple[dict[str, Any], ...]:
     """Another winning line: the proof's first ``after`` actions, then another card
     move than the proof's, then the solver's line from there."""
-    proof = proof_of(code)
+    proof = fairplay.proof_of(code)
     game = new_game(code)
     line = [game.apply(game.parse_action(action)).to_json() for action in proof[:after]]
     planned = game.resolve(game.parse_action(proof[after]))
@@ -93,14 +83,14 @@ def until_seen(code: str, actions: Any, cards: int) -> list[dict[str, Any]]:
 
 def signals_of(code: str, actions: Any) -> dict[str, Any]:
     ms = [3000 * (i + 1) for i in range(len(actions))]
-    return log_signals(code=code, actions=actions, ms=ms, proof=list(proof_of(code)))
+    return log_signals(code=code, actions=actions, ms=ms, proof=list(fairplay.proof_of(code)))
 
 
 # --- the standing line, pure ------------------------------------------------------------------
 
 
 def test_the_standing_line_is_what_stays_after_the_undos():
-    proof = list(proof_of(DEAL))
+    proof = list(fairplay.proof_of(DEAL))
     assert standing_line(DEAL, proof) == proof
     # Detours tried and taken back, and moves taken back and played again.
     detoured = fairplay.with_detours(DEAL, proof, at=range(3, len(proof), 7))
@@ -126,7 +116,7 @@ def test_the_standing_line_is_what_stays_after_the_undos():
 
 
 def test_the_proof_standing_is_flagged_however_many_detours_hide_it():
-    proof = list(proof_of(DEAL))
+    proof = list(fairplay.proof_of(DEAL))
     detoured = fairplay.with_detours(DEAL, proof, at=range(5, len(proof), 7))
     signals = signals_of(DEAL, detoured)
     assert signals["undos"] >= 40 and signals["solver_line"] is False
@@ -145,7 +135,7 @@ def test_the_proof_standing_is_flagged_however_many_detours_hide_it():
 
 
 def test_only_undos_that_take_back_a_look_are_exploration():
-    proof = list(proof_of(DEAL))
+    proof = list(fairplay.proof_of(DEAL))
     stock, undo = {"type": "stock"}, {"type": "undo"}
     looks = first_looks(DEAL, proof)
     turning = next(i for i in looks if proof[i]["type"] == "move")  # a card turned up
@@ -255,25 +245,11 @@ def test_a_main_playing_the_proof_with_40_undone_detours_sorts_above_its_scout(m
     assert "<strong>Hidden knowledge:</strong> what stayed after its 40 undos" in page
 
 
-def today_is(code: str) -> DailyDeal:
-    """Today's Easy Harp daily is ``code``, with the solver's line as its proof
-    (stored directly: the job's choice is not in question here)."""
-    proof = list(proof_of(code))
-    return DailyDeal.objects.create(
-        date=utc_today(),
-        variant="EH1-N",
-        deal=deal_get(code=GameCode.parse(code)),
-        proven=True,
-        proof=proof,
-        par=len(proof),
-    )
-
-
 def split_scouts(code: str) -> list[list[dict[str, Any]]]:
     """Three explorations of ``code`` each under the scout share, together over
     it (issue 36 measured 90, 90 and 76 of 95, 93 together): the proof until 90
     hidden cards showed, another winning line until 90 showed, the proof until 76."""
-    proof, route = list(proof_of(code)), list(other_route(code))
+    proof, route = list(fairplay.proof_of(code)), list(other_route(code))
     return [until_seen(code, proof, 90), until_seen(code, route, 90), until_seen(code, proof, 76)]
 
 
@@ -291,7 +267,7 @@ def scout_as_guest(address: str, actions: list[dict[str, Any]], clock: fairplay.
 def test_scouting_split_over_three_guests_adds_up(make_player, clock):
     from games.device import DEVICE_COOKIE
 
-    today_is(DEAL)
+    fairplay.today_is(DEAL)
     scouted = split_scouts(DEAL)
     seen = [explore(DEAL, actions) for actions in scouted]
     hidden = seen[0].hidden
@@ -367,7 +343,7 @@ def test_an_honest_explorer_who_looks_with_undo_and_wins_is_not_flagged(make_pla
     """Someone who turns cards up, takes the look back, thinks, plays on and wins
     on a line of their own: none of the reasons of hidden knowledge or of play
     that never needed a look."""
-    today_is(DEAL)
+    fairplay.today_is(DEAL)
     player = fairplay.older_account(make_player)
     player.defaults["REMOTE_ADDR"] = "203.0.113.70"
     route = list(other_route(DEAL))

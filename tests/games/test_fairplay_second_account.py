@@ -8,14 +8,12 @@ are in ``tests/system/hostile/test_second_account.py``."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import random
 from typing import Any
 
 import pytest
 
-from games.engine import Undo, new_game, solve
-from games.engine.solver import Outcome
+from games.engine import Undo, new_game
 from games.fairplay import (
     WEIGHTS,
     CrossThresholds,
@@ -32,6 +30,7 @@ from tests.support.fairplay import (
     HUMAN_GAPS,
     older_account,
     play,
+    proof_of,
     scout_line,
     start_daily,
     today_daily,
@@ -42,17 +41,8 @@ DEAL = "EH1-N-AAAAAAD"
 DEFAULTS = CrossThresholds()
 
 
-@functools.cache
-def winning_line(code: str) -> tuple[dict[str, Any], ...]:
-    """The solver's line (it sees every card: knowledge, not a person's play)."""
-    game = new_game(code)
-    result = solve(game, nodes=200_000)
-    assert result.outcome is Outcome.SOLVED, code
-    return tuple(game.apply(action).to_json() for action in result.line)
-
-
 def test_a_scout_sees_every_hidden_card_and_keeps_little():
-    found = explore(DEAL, scout_line(DEAL, winning_line(DEAL)))
+    found = explore(DEAL, scout_line(DEAL, proof_of(DEAL)))
     assert found is not None
     assert (found.hidden, found.stock) == (95, 59)
     assert found.seen == 95 and found.stock_seen == 59 and found.undos == 100
@@ -61,7 +51,7 @@ def test_a_scout_sees_every_hidden_card_and_keeps_little():
 
 
 def test_a_player_who_plays_a_little_and_resigns_is_no_scout():
-    found = explore(DEAL, winning_line(DEAL)[:40])
+    found = explore(DEAL, proof_of(DEAL)[:40])
     assert found is not None and found.undos == 0 and found.seen < 0.8 * found.hidden
     assert not is_scout(found, won=False, thresholds=DEFAULTS)
 
@@ -107,8 +97,8 @@ def test_a_log_the_engine_refuses_is_not_explored():
 
 
 def test_the_winning_line_through_the_scouts_positions_is_measured():
-    scout = explore(DEAL, scout_line(DEAL, winning_line(DEAL)))
-    line = with_detours(DEAL, winning_line(DEAL), at=(20, 90, 160))
+    scout = explore(DEAL, scout_line(DEAL, proof_of(DEAL)))
+    line = with_detours(DEAL, proof_of(DEAL), at=(20, 90, 160))
     winner = explore(DEAL, line)
     assert scout is not None and winner is not None and winner.undos == 3
     assert line_shared(winner, scout) >= 0.5
@@ -120,7 +110,7 @@ def test_the_winning_line_through_the_scouts_positions_is_measured():
 def test_a_player_choosing_alone_parts_ways_with_the_scout_at_once():
     """Legal moves chosen at random, seeded (a stand-in for a player with a mind
     of their own): almost no position in common with the scout's."""
-    scout = explore(DEAL, scout_line(DEAL, winning_line(DEAL)))
+    scout = explore(DEAL, scout_line(DEAL, proof_of(DEAL)))
     assert scout is not None
     for seed in range(3):
         chooser, game, line = random.Random(seed), new_game(DEAL), []
@@ -139,10 +129,10 @@ def test_another_spot_for_each_ace_does_not_hide_the_line():
             key: other_spot.get(value, value) if key in ("from", "to") else value
             for key, value in action.items()
         }
-        for action in winning_line(DEAL)
+        for action in proof_of(DEAL)
     ]
-    scout = explore(DEAL, scout_line(DEAL, winning_line(DEAL)))
-    same, elsewhere = explore(DEAL, winning_line(DEAL)), explore(DEAL, moved)
+    scout = explore(DEAL, scout_line(DEAL, proof_of(DEAL)))
+    same, elsewhere = explore(DEAL, proof_of(DEAL)), explore(DEAL, moved)
     assert scout is not None and same is not None and elsewhere is not None
     assert elsewhere.foundation == 104  # it still wins
     assert line_shared(elsewhere, scout) == line_shared(same, scout) >= 0.5

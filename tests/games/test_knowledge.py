@@ -16,8 +16,8 @@ from django.core.management import call_command
 from bench.knew import honest
 from games import fairplay as review_service
 from games import knowledge
-from games.dailies import deal_get, utc_today
-from games.engine import GameCode, Move, new_game, solve
+from games.dailies import utc_today
+from games.engine import Move, new_game
 from games.engine.knew import SETTINGS, SOLVER_LINE_NODES
 from games.engine.solver import Budget
 from games.engine.solver.easy_harp import probe_easy_harp
@@ -40,28 +40,10 @@ def judging(settings):
 
 
 @functools.cache
-def proof_of(code: str) -> tuple[dict[str, Any], ...]:
-    game = new_game(code)
-    return tuple(game.apply(a).to_json() for a in solve(game).line)
-
-
-def today_is(code: str) -> DailyDeal:
-    proof = list(proof_of(code))
-    return DailyDeal.objects.create(
-        date=utc_today(),
-        variant="EH1-N",
-        deal=deal_get(code=GameCode.parse(code)),
-        proven=True,
-        proof=proof,
-        par=len(proof),
-    )
-
-
-@functools.cache
 def another_solver_line(code: str) -> tuple[dict[str, Any], ...]:
     """A winning line of the true deal from another setting of the project's solver
     than the day's proof: what an attacker holding the deal plays with our engine."""
-    proof_moves = [a for a in proof_of(code) if a["type"] == "move"]
+    proof_moves = [a for a in fairplay.proof_of(code) if a["type"] == "move"]
     for params in SETTINGS[1:]:
         game = new_game(code)
         line = probe_easy_harp(game, Budget(nodes=SOLVER_LINE_NODES), (params,))
@@ -87,7 +69,7 @@ def test_a_win_on_a_solver_line_with_detours_is_judged_hidden_knowledge(
     line of the project's solver on the true deal (not the day's proof) with 40
     undone detours at a person's pace. No link, no scout, no proof: before, nothing
     flagged it. The test of the win itself does, in words, above every timing flag."""
-    daily = today_is(DEAL)
+    daily = fairplay.today_is(DEAL)
     line = list(another_solver_line(DEAL))
     assert [a for a in line if a["type"] == "move"] != [
         a for a in daily.proof if a["type"] == "move"
@@ -123,7 +105,7 @@ def test_an_honest_players_win_is_not_judged_hidden_knowledge(make_player, clock
     """A player who plays from what it sees (bench/knew.py's planner: it assumes a
     deal consistent with the cards it saw, plays it, and plans again on each
     surprise) wins; the test finds no hidden knowledge in it."""
-    today_is(DEAL)
+    fairplay.today_is(DEAL)
     table = honest(DEAL, random.Random(5), nodes=3000, noise=0.0, stock_first=True, explore=0.0)
     assert table.game.won
     player = fairplay.older_account(make_player)
@@ -151,7 +133,7 @@ def test_the_command_judges_a_day_by_hand(make_player, clock, settings):
     """Where tasks run in-process the test is off (it would hold a win's answer for
     seconds); ``manage.py judge_knowledge`` runs it."""
     settings.FAIRPLAY_KNEW_DECISIONS = 1
-    today_is(DEAL)
+    fairplay.today_is(DEAL)
     main = fairplay.older_account(make_player)
     attempt_id = play_win(main, clock, list(another_solver_line(DEAL)))
     assert "knew" not in Review.objects.get(attempt_id=attempt_id).signals
