@@ -235,13 +235,18 @@ HONEST = {
 CLAIRVOYANT = ("solver line", "random line")
 
 
-def jobs(deals: list[tuple[str, list[dict[str, Any]]]], games: int) -> Iterator[tuple[Any, ...]]:
-    for d, (code, proof) in enumerate(deals):
-        for g in range(games):
-            kind = list(HONEST)[g % len(HONEST)]
-            yield ("honest", kind, code, proof, d * 1000 + g)
-            kind = CLAIRVOYANT[g % len(CLAIRVOYANT)]
-            yield ("clairvoyant", kind, code, proof, d * 1000 + g)
+def jobs(
+    deals: list[tuple[str, list[dict[str, Any]]]], games: int, done: set[tuple[str, int]]
+) -> Iterator[tuple[Any, ...]]:
+    """Every game to play: game ``g`` of every deal before game ``g + 1`` of any (a run
+    cut short still spans every deal), leaving out those ``done`` (side, seed)."""
+    for g in range(games):
+        for d, (code, proof) in enumerate(deals):
+            seed = d * 1000 + g
+            if ("honest", seed) not in done:
+                yield ("honest", list(HONEST)[g % len(HONEST)], code, proof, seed)
+            if ("clairvoyant", seed) not in done:
+                yield ("clairvoyant", CLAIRVOYANT[g % len(CLAIRVOYANT)], code, proof, seed)
 
 
 def play_and_judge(job: tuple[Any, ...]) -> dict[str, Any]:
@@ -309,8 +314,8 @@ def report(results: list[dict[str, Any]], flag_at: float, line_share: float) -> 
     honest_evidence = sorted(r["verdict"]["evidence"] for r in wins if r["side"] == "honest")
     if honest_evidence:
         print(
-            f"honest evidence: p50 {percentile(honest_evidence, 50):.2f}, p99 "
-            f"{percentile(honest_evidence, 99):.2f}, max {honest_evidence[-1]:.2f}"
+            f"honest evidence: p50 {percentile(honest_evidence, 0.5):.2f}, p99 "
+            f"{percentile(honest_evidence, 0.99):.2f}, max {honest_evidence[-1]:.2f}"
         )
 
 
@@ -320,7 +325,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=6, help="games per deal and side")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first", default="2026-11-01", help="the first day's date")
-    parser.add_argument("--save", help="write every game as JSON lines")
+    parser.add_argument(
+        "--save", help="write every game as JSON lines (appended: games already there are kept)"
+    )
     parser.add_argument("--load", help="judge the games of a saved file again (no play)")
     parser.add_argument("--report", help="print the table of a saved file (no play, no judging)")
     parser.add_argument("--flag-evidence", type=float, default=K.FLAG_EVIDENCE)
@@ -331,6 +338,7 @@ def main() -> None:
         with open(args.report) as saved:
             report([json.loads(line) for line in saved], args.flag_evidence, args.line_share)
         return
+    results: list[dict[str, Any]] = []
     if args.load:
         with open(args.load) as saved:
             work: Iterable[Any] = [json.loads(line) for line in saved]
@@ -340,9 +348,13 @@ def main() -> None:
         print(
             f"{len(deals)} daily deals, {args.games} honest and {args.games} clairvoyant games each"
         )
-        work, task = jobs(deals, args.games), play_and_judge
-    results = []
-    out = open(args.save, "w") if args.save else None  # noqa: SIM115 (kept open while the games run)
+        results = []
+        if args.save and Path(args.save).exists():  # a run cut short goes on where it stopped
+            with open(args.save) as saved:
+                results = [json.loads(line) for line in saved]
+        done = {(r["side"], r["seed"]) for r in results}
+        work, task = jobs(deals, args.games, done), play_and_judge
+    out = open(args.save, "a") if args.save else None  # noqa: SIM115 (kept open while the games run)
     with multiprocessing.Pool(args.workers) as pool:
         for r in pool.imap_unordered(task, work):
             results.append(r)

@@ -249,7 +249,8 @@ class Judged:
         onto = {"f": "home", "e": "to an empty column"}.get(where) or f"onto {_face(int(where))}"
         own = self.samples.get(self.played, 0)
         return (
-            f"move {self.ply} (action {self.index + 1}): {_face(face)} from {src} {onto} "
+            f"standing action {self.ply} (action {self.index + 1} of the log): {_face(face)} "
+            f"from {src} {onto} "
             f"with {self.unseen} cards unseen — chosen in {own} of {sum(self.samples.values())} "
             f"deals consistent with what the player had seen, and by "
             f"{self.truths.get(self.played, 0)} of {sum(self.truths.values())} solver settings "

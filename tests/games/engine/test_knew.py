@@ -139,7 +139,7 @@ def test_play_that_follows_the_true_cards_gives_evidence_and_is_deterministic():
     assert first.choosing > 0
     top = first.decisive(1)[0]
     assert top.truths.get(top.played, 0) > top.samples.get(top.played, 0)
-    assert f"move {top.ply}" in top.words()
+    assert f"standing action {top.ply} (action {top.index + 1} of the log)" in top.words()
 
 
 def test_the_command_line_judges_a_game_from_stdin_and_a_days_results_file(tmp_path, proof):
