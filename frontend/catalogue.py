@@ -28,9 +28,11 @@ def games_catalogue() -> list[dict[str, Any]]:
 
 @lru_cache(maxsize=32)
 def _catalogue(language: str, games: tuple[int, ...]) -> list[dict[str, Any]]:
-    """``[{"prefix", "title", "icon", "reasons", "variants": [{"id", "letter", "name",
-    "tab", "choice", "cells", "layout": {"top_left", "top_right", "columns", "suits"}},
-    …]}, …]``, games and variants in the order the service lists them.
+    """``[{"prefix", "title", "icon", "hides_cards", "reasons", "variants": [{"id",
+    "letter", "name", "tab", "choice", "cells", "layout": {"top_left", "top_right",
+    "columns", "suits"}}, …]}, …]``, games and variants in the order the service
+    lists them. ``hides_cards``: the engine's ``Game.hides_cards`` (Easy Harp: a
+    past day of it is not raced, issue 36).
 
     ``reasons``: reason code → its ``%(name)s`` template, or for a sentence with a
     plural ``{"count": param, "forms": [...]}``, the forms in the order of the
@@ -41,6 +43,7 @@ def _catalogue(language: str, games: tuple[int, ...]) -> list[dict[str, Any]]:
             "prefix": spec.prefix,
             "title": gettext(spec.title),
             "icon": spec.icon,
+            "hides_cards": spec.engine.hides_cards,
             "reasons": {code: _translated(s, forms) for code, s in spec.refusals.items()},
             "variants": [
                 {

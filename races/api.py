@@ -35,8 +35,8 @@ ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 429), ERROR)
 class CreateSerializer(StrictSerializer):
     """Exactly one of ``code``, ``random`` (a variant) or ``daily`` (a past day,
     with ``variant``); ``capacity`` optional. A game that hides cards (Easy Harp)
-    is raced on a fresh secret key by ``random`` (or its past ``daily``'s deal);
-    a ``code`` of it is refused (409 ``secret_deal``)."""
+    is raced on a fresh secret key by ``random``; a ``code`` or a ``daily`` of it
+    is refused (409 ``secret_deal``)."""
 
     code = StrictCharField(required=False, max_length=48)
     random = StrictCharField(required=False, max_length=16)

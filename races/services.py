@@ -20,6 +20,7 @@ from games.dailies import daily_deals_open, deal_get, utc_today
 from games.engine import (
     MAX_KEY,
     VARIANTS,
+    Game,
     GameCode,
     MalformedError,
     encode_key,
@@ -73,6 +74,22 @@ def _secret_deal(variant: str) -> Deal:
     return deal_get(code=GameCode.parse(f"{variant}-{encode_key(key)}"))
 
 
+def _refuse_past_daily(game: type[Game]) -> None:
+    """A game that hides cards (``Game.hides_cards``: Easy Harp) is never raced
+    on a past daily (409 ``secret_deal``): the day's page names its code once the
+    day ends, so a racer who matches the face-up cards against the days revealed
+    prints every hidden card with ``python -m games.engine deal CODE`` — and races
+    feed the rating. Its races are dealt a fresh secret key (``_secret_deal``)."""
+    if game.hides_cards:
+        raise Conflict(
+            "secret_deal",
+            f"{game.title} hides cards: its races are dealt a fresh secret deal, and a"
+            " past day's deal is public (its day's page names its code) — open one by"
+            " its game, not by a past daily.",
+            field="daily",
+        )
+
+
 def _variant(text: str) -> str:
     try:
         return parse_variant(text).id
@@ -111,7 +128,8 @@ def race_create(
     A game that hides cards (``Game.hides_cards``: Easy Harp) is raced on a
     fresh secret key (``_secret_deal``), drawn for ``random``; a code of such a
     game is refused (409 ``secret_deal``: whoever chose it could know every
-    hidden card); a past daily keeps its deal, public since its day ended."""
+    hidden card), and so is a daily of it (``_refuse_past_daily``: a past day's
+    deal is public)."""
     if not MIN_CAPACITY <= capacity <= MAX_CAPACITY:
         raise Invalid(
             "invalid",
@@ -121,6 +139,7 @@ def race_create(
     past: DailyDeal | None = None
     if daily is not None:
         variant = _variant(variant or "")
+        _refuse_past_daily(VARIANTS[variant][0].engine)  # the game's declaration
         if daily >= utc_today():
             if daily > utc_today():
                 raise NotFound("no_daily", f"The daily deals of {daily} are not published yet.")
@@ -242,13 +261,17 @@ def race_invite(*, slug: str, host: User, username: str) -> RaceInvite:
 def race_start(*, slug: str, host: User) -> Race:
     """The host starts an open room of at least two racers: each racer gets a new
     practice attempt on the deal, sealed, every one with ``started_at`` the same
-    server instant ``starts_at`` (``COUNTDOWN`` ahead)."""
+    server instant ``starts_at`` (``COUNTDOWN`` ahead). A room on a past daily of
+    a game that hides cards, opened before such rooms were refused, never starts
+    (409 ``secret_deal``)."""
     with transaction.atomic():
         race = _locked(slug)
         if race.host_id != host.pk:
             raise Forbidden("not_host", "Only the race's host starts it.")
         if race.status != Race.Status.OPEN:
             raise Conflict("not_open", f"This race is {race.status} already.")
+        if race.daily_id is not None:  # a room opened before issue 36 closed it
+            _refuse_past_daily(game_class(race.deal.code))
         racers = list(Racer.objects.filter(race=race).select_related("player"))
         if len(racers) < MIN_CAPACITY:
             raise Conflict("too_few", "A race needs at least two racers.")

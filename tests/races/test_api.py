@@ -417,27 +417,36 @@ def test_a_past_daily_and_a_random_deal(make_player):
     assert_error(host.send("/api/races/", {"code": "EH1-N-AAAAAJ2"}), 409, "secret_deal")
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_past_easy_harp_daily_is_named_once_its_race_is_over(make_player, no_countdown):
-    """A past daily keeps its deal (public since its day ended); Easy Harp hides
-    cards, so its race names it — code and day — only at the end, like a
-    secret deal (one rule for every running race of a game that hides cards)."""
+@pytest.mark.django_db
+def test_a_past_easy_harp_daily_is_never_raced(make_player, monkeypatch):
+    """Easy Harp hides cards: its races are dealt a fresh secret key. A past
+    day's deal is public (its day's page names the code), so a racer matching the
+    face-up cards against the days revealed would print every hidden card — a
+    past Easy Harp daily is refused (409 ``secret_deal``), today's too; a room on
+    one opened before the refusal never starts. Seahaven's past days are raced."""
     host, other = make_player(), make_player()
     yesterday = utc_today() - dt.timedelta(days=1)
     past = daily_deal_get(date=yesterday, variant="EH1-N")
-    slug = create(host, {"daily": yesterday.isoformat(), "variant": "EH1-N"})["id"]
-    post(other, slug, "join")
-    started = post(host, slug, "start")
-    assert Race.objects.get(slug=slug).deal == past.deal
-    assert started["code"] is None and started["daily"] is None
-    mine = get(host, slug)["you"]["attempt"]
-    assert host.get(f"/api/games/{mine}/").json()["code"] is None
-    for client in (host, other):
-        game = get(client, slug)["you"]["attempt"]
-        assert client.send(f"/api/games/{game}/resign/").status_code == 200
-    over = get(other, slug)
-    assert over["code"] == past.deal.code and over["daily"] == yesterday.isoformat()
-    assert host.get(f"/api/games/{mine}/").json()["code"] == past.deal.code
+    for day in (yesterday, yesterday - dt.timedelta(days=6), utc_today()):
+        error = assert_error(
+            host.send("/api/races/", {"daily": day.isoformat(), "variant": "EH1-N"}),
+            409,
+            "secret_deal",
+        )
+        assert "fresh secret deal" in error["message"], error
+        assert "past day's deal is public" in error["message"], error
+    assert not Race.objects.filter(deal=past.deal).exists()
+    daily_deal_get(date=yesterday, variant="SH1-C4")
+    create(host, {"daily": yesterday.isoformat(), "variant": "SH1-C4"})
+
+    # A room the API opened on it before the refusal (made so: the refusal off).
+    with monkeypatch.context() as before:
+        before.setattr(services, "_refuse_past_daily", lambda game: None)
+        legacy = create(host, {"daily": yesterday.isoformat(), "variant": "EH1-N"})["id"]
+    post(other, legacy, "join")
+    assert_error(host.send(f"/api/races/{legacy}/start/"), 409, "secret_deal")
+    assert get(host, legacy)["status"] == "open"
+    assert not Attempt.objects.filter(deal=past.deal).exists()
 
 
 @pytest.mark.django_db

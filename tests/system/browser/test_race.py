@@ -4,7 +4,8 @@ host starts, both see the countdown and each other's progress move, one wins,
 both see the standings; a spectator follows a racer and gets every replay after
 the end, and sees no card of the race (nor its code before the start); the room and the
 racer's board on a 360 px phone; the room's controls by keyboard, an invitation
-by name found in the invitee's lobby.
+by name found in the invitee's lobby; a past day's page races its Seahaven deal,
+never its Easy Harp one (issue 36: public once the day is over).
 
 The moves are posted from each racer's page's own session over the API, as the
 finish tests do (``post_actions``): the pages follow them over their websockets.
@@ -13,6 +14,7 @@ The race API is ``races/`` (docs/api.md, "Race rooms").
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
@@ -148,6 +150,30 @@ def test_two_browsers_race_to_a_finish(new_page):
     wait_racer(host, guest_name, status="waiting")
     for each in watched:
         each.assert_clean()
+
+
+def test_a_past_day_races_its_seahaven_deal_and_never_its_easy_harp_one(new_page, server):
+    """Easy Harp hides cards: its races are dealt a fresh secret deal, and a past
+    day's deal is public (the page names its code), so the day's page offers no
+    "Race this deal" for it — the API refuses it too (409 ``secret_deal``,
+    tests/races/test_api.py) — but still plays it; its Seahaven deal is raced."""
+    day = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=30)).isoformat()
+    for variant in ("EH1-N", "SH1-C4"):
+        server.daily(variant, day)  # made and stored: the day's page shows them
+    page = new_page()
+    watched = Watched(page)
+    page.goto(f"/daily/{day}/")
+    page.wait_for_selector("#day-deals[aria-busy=false]")
+    harp = page.locator('.day-deal[data-variant="EH1-N"]')
+    seahaven = page.locator('.day-deal[data-variant="SH1-C4"]')
+    assert harp.locator(".day-code").count() == 1 and harp.locator(".play-deal").count() == 1
+    assert harp.locator(".race-deal, [data-race-variant]").count() == 0
+    assert "Race this deal" not in harp.inner_text()
+    assert seahaven.locator(".race-deal").inner_text().strip() == "Race this deal"
+    seahaven.locator(".race-deal").click()  # signed out: as a guest
+    page.wait_for_url(ROOM)
+    page.wait_for_selector("#race[data-status=open]")
+    watched.assert_clean()
 
 
 def test_a_spectator_follows_a_racer_and_sees_no_card_until_the_replays(new_page):

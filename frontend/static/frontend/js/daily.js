@@ -5,8 +5,10 @@
 // the deal, and the proof replayed to a win. The proof is offered as a JSON-lines
 // file made here from the answer; nothing is computed or judged by the client.
 // A day that is over also offers each deal for practice ("Play this deal": a new
-// unranked game of its now public code, POST /api/games/ {"code"}); a day still
-// running has no code to offer, and no such button.
+// unranked game of its now public code, POST /api/games/ {"code"}), and to race
+// ("Race this deal") but for a game that hides cards (Easy Harp: raced on a fresh
+// secret deal only, issue 36); a day still running has no code to offer, and no
+// such button.
 
 import { escapeHtml, fmt, formatMs, formatNumber } from "./i18n.js";
 import { dealHead } from "./catalogue.js";
@@ -15,7 +17,7 @@ import { COPY_ICON, copyButtons } from "./copy.js";
 import { ensurePlayer } from "./guest.js";
 import { dayResultsBlock } from "./dayresults.js";
 import { showDifficulty } from "./difficulty.js";
-import { openRace } from "./racenew.js";
+import { openRace, pastDailyRaceable } from "./racenew.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("day");
@@ -98,7 +100,7 @@ function revealed(deal, i) {
       <ol class="check-commands">${steps.join("")}</ol>
     </section>
     ${dayResultsBlock(deal, i, commandBlock)}
-    <div class="deal-actions">${playButton(code)}${raceButton(deal.variant)}${download}
+    <div class="deal-actions">${playButton(code)}${pastDailyRaceable(deal.variant) ? raceButton(deal.variant) : ""}${download}
       <a class="button ghost" href="/leaderboard/${date}/${escapeHtml(deal.variant)}/">${escapeHtml(gettext("Final leaderboard"))}</a></div>
   </li>`;
 }
@@ -107,7 +109,8 @@ function playButton(code) {
   return `<button type="button" class="button primary play-deal" data-play-code="${escapeHtml(code)}">${escapeHtml(gettext("Play this deal"))}</button>`;
 }
 
-// Race rooms (issue 29): a past day's deal raced by several players at once.
+// Race rooms (issue 29): a past day's deal raced by several players at once
+// (not Easy Harp's: pastDailyRaceable).
 function raceButton(variant) {
   return `<button type="button" class="button race-deal" data-race-variant="${escapeHtml(variant)}">${escapeHtml(gettext("Race this deal"))}</button>`;
 }

@@ -1,11 +1,12 @@
 // Opening a race room (issue 29): the lobby's Race window (a random proven deal of a
 // variant, or a code) and a past day's "Race this deal". `POST /api/races/`, then
-// the room's link.
+// the room's link. A game that hides cards (Easy Harp) is raced on a fresh secret
+// deal only: a past day of it offers no race (issue 36).
 
 import { get, post } from "./api.js";
 import { ensurePlayer } from "./guest.js";
 import { escapeHtml, fmt } from "./i18n.js";
-import { variantLabel } from "./catalogue.js";
+import { variantInfo, variantLabel } from "./catalogue.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -16,6 +17,11 @@ export async function openRace(body) {
   location.assign(`/race/${race.id}/`);
   return race;
 }
+
+/** Whether a past day's deal of `variant` may be raced: not when its game hides
+ *  cards (the catalogue's `hides_cards`, the engine's declaration) — its races are
+ *  dealt a fresh secret deal, and a past day's code is public (`409 secret_deal`). */
+export const pastDailyRaceable = (variant) => !variantInfo(variant)?.game.hides_cards;
 
 /** The lobby's Race button and its window (`#race-new`, `#race-dialog`). */
 export function setupRaceDialog() {
