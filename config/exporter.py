@@ -96,8 +96,16 @@ class QueueCollector(Collector):
         )
 
 
+def _queue_names() -> list[str]:
+    """The queues a worker may be asked to take: the app's, and those its routes send
+    tasks to (``CELERY_TASK_ROUTES``: ``fairplay``), though no worker here declared them."""
+    routes = current_app.conf.task_routes or {}
+    routed = {r["queue"] for r in routes.values() if isinstance(r, dict) and "queue" in r}
+    return sorted(set(current_app.amqp.queues) | routed) or [current_app.conf.task_default_queue]
+
+
 def _read_broker(url: str) -> tuple[dict[str, int], int]:
-    names = sorted(current_app.amqp.queues) or [current_app.conf.task_default_queue]
+    names = _queue_names()
     client = redis.Redis.from_url(
         url, socket_timeout=BROKER_TIMEOUT, socket_connect_timeout=BROKER_TIMEOUT
     )
