@@ -287,6 +287,38 @@ def judge_again(saved: dict[str, Any]) -> dict[str, Any]:
     return saved
 
 
+def _share(wins: list[dict[str, Any]], side: str, kind: str | None, at: float) -> float:
+    games = [r for r in wins if r["side"] == side and kind in (None, r["kind"])]
+    return sum(r["verdict"]["evidence"] >= at for r in games) / len(games) if games else 0.0
+
+
+def _held_out(wins: list[dict[str, Any]]) -> None:
+    """The evidence threshold chosen on half the deals (the lowest of 0.5, 1, … 8 that
+    flags at most 1 % of their honest wins), its rates measured on the other half:
+    a threshold chosen and measured on the same games would flatter it."""
+    codes = sorted({r["code"] for r in wins})
+    for name, fit in (("even", set(codes[0::2])), ("odd", set(codes[1::2]))):
+        chosen = [r for r in wins if r["code"] in fit]
+        held = [r for r in wins if r["code"] not in fit]
+        at = next(
+            (t / 2 for t in range(1, 17) if _share(chosen, "honest", None, t / 2) <= 0.01), 8.0
+        )
+
+        def flagged(r: dict[str, Any], at: float = at) -> bool:
+            v = r["verdict"]
+            return v["evidence"] >= at or v["line_share"] >= K.LINE_SHARE
+
+        rates = []
+        for side, kind in [("honest", None)] + [("clairvoyant", k) for k in CLAIRVOYANT]:
+            games = [r for r in held if r["side"] == side and kind in (None, r["kind"])]
+            share = sum(map(flagged, games)) / len(games) if games else 0.0
+            rates.append(f"{kind or side} {share:.1%} of {len(games)}")
+        print(
+            f"threshold {at:g} chosen on the {name} deals ({len(chosen)} wins); "
+            f"on the others: " + ", ".join(rates)
+        )
+
+
 def report(results: list[dict[str, Any]], flag_at: float, line_share: float) -> None:
     wins = [r for r in results if r["won"]]
     print(
@@ -311,6 +343,13 @@ def report(results: list[dict[str, Any]], flag_at: float, line_share: float) -> 
             f"{side:12} {kind:30} {len(rs):5} {flagged / len(rs):8.1%} {by_line:8} "
             f"{by_evidence:11} {statistics.median(cpu):8.1f} {max(cpu):8.1f}"
         )
+    print("\nevidence alone at other thresholds (flagged share of wins):")
+    print(f"{'threshold':>9} {'honest':>7} " + " ".join(f"{k[:14]:>14}" for k in CLAIRVOYANT))
+    for at in (1.0, 2.0, 3.0, 4.0, 6.0):
+        honest_share = _share(wins, "honest", None, at)
+        row = " ".join(f"{_share(wins, 'clairvoyant', k, at):14.1%}" for k in CLAIRVOYANT)
+        print(f"{at:9g} {honest_share:7.1%} {row}")
+    _held_out(wins)
     honest_evidence = sorted(r["verdict"]["evidence"] for r in wins if r["side"] == "honest")
     if honest_evidence:
         print(
