@@ -1,7 +1,7 @@
 """What the player knew, measured (issue 36): detection and false positives of
 ``games.engine.knew`` on simulated Easy Harp wins (a benchmark, not a test).
 
-    python bench/knew.py                         # 20 deals, 6 honest + 6 clairvoyant games each
+    python bench/knew.py                         # 22 deals, 5 honest + 5 clairvoyant games each
     python bench/knew.py --deals 4 --games 2     # a quick look
     make bench-knew
 
@@ -360,8 +360,8 @@ def report(results: list[dict[str, Any]], flag_at: float, line_share: float) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--deals", type=int, default=20)
-    parser.add_argument("--games", type=int, default=6, help="games per deal and side")
+    parser.add_argument("--deals", type=int, default=22)
+    parser.add_argument("--games", type=int, default=5, help="games per deal and side")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first", default="2026-11-01", help="the first day's date")
     parser.add_argument(

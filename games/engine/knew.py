@@ -92,8 +92,10 @@ PROBE_NODES = 2000
 """Positions one probe may expand."""
 EPSILON = 0.2
 """Weight of "any of the choices" in both mixtures: a move neither side plays is even."""
-FLAG_EVIDENCE = 6.0
-"""Flag from this much evidence (natural log of a likelihood ratio; about 400 to 1)."""
+FLAG_EVIDENCE = 4.0
+"""Flag from this much evidence (natural log of a likelihood ratio; about 55 to 1): the
+lowest that flagged none of the honest wins of ``bench/knew.py`` on half its deals, and
+none on the other half (docs/fairplay.md)."""
 LINE_SHARE = 0.9
 """Flag a standing line whose card moves follow a solver line of the true deal this far."""
 SOLVER_LINE_NODES = 10_000

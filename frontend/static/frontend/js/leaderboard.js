@@ -143,4 +143,12 @@ followLeaderboard(date, variant, {
   onOpen: load, // anything missed while the socket was down
   onStatus: (s) => showConnection($("connection"), s),
 });
-document.querySelector('.tab[aria-current="page"]')?.scrollIntoView({ inline: "center", block: "nearest" });
+// The current tab in the middle of its strip. The strip is scrolled, not the tab
+// scrolled into view: Chromium moves the keyboard's starting point to an element
+// scrolled into view, and the first Tab then passed the skip link by.
+const current = document.querySelector('.tab[aria-current="page"]');
+if (current?.parentElement) {
+  const tab = current.getBoundingClientRect();
+  const strip = current.parentElement.getBoundingClientRect();
+  current.parentElement.scrollLeft += tab.left + tab.width / 2 - (strip.left + strip.width / 2);
+}
