@@ -50,10 +50,10 @@ def _would_rank(attempt: Attempt) -> bool:
     if attempt.won:
         return True
     rows = counted(daily=attempt.daily).exclude(pk=attempt.pk).order_by(*RANKING, "pk")
-    last = rows.values_list("won", "score", "elapsed_ms", "moves")[TOP - 1 : TOP].first()
-    if last is None:
+    last = list(rows.values_list("won", "score", "elapsed_ms", "moves")[TOP - 1 : TOP])
+    if not last:
         return True
-    won, score, elapsed, moves = last
+    [(won, score, elapsed, moves)] = last
     mine = (not attempt.won, -attempt.score, attempt.elapsed_ms or 0, attempt.moves)
     return mine < (not won, -score, elapsed or 0, moves)
 
