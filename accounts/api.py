@@ -33,6 +33,8 @@ from kit.http import ApiError
 from .models import Reminder, User
 from .privacy import account_delete, account_export
 from .recovery import (
+    account_secure,
+    email_change,
     email_set,
     email_verification_resend,
     email_verify,
@@ -41,6 +43,7 @@ from .recovery import (
     password_reset_request,
     reset_target_key,
     sessions_end_all,
+    signin_noticed,
 )
 from .reminders import (
     push_available,
@@ -53,7 +56,7 @@ from .reminders import (
 )
 from .services import guest_create, user_register, user_settings, user_update_settings
 from .signals import claim_guest
-from .signin import count_attempt, remember_device
+from .signin import count_attempt, known_device, remember_device
 from .sockets import sockets_close
 
 
@@ -228,7 +231,11 @@ class RegisterView(APIView):
             user = user_register(**fields, guest=guest)
             if email:
                 email_set(user=user, email=email)
-        return Response(sign_in(request, user, guest=guest), status=201)
+        response = Response(sign_in(request, user, guest=guest), status=201)
+        # The browser that made the account is known to it (accounts/signin.py):
+        # guesses at the new name from elsewhere do not lock its owner out here.
+        remember_device(response, user.username)
+        return response
 
 
 class LoginView(APIView):
@@ -245,6 +252,8 @@ class LoginView(APIView):
         user = authenticate(request._request, **data.validated_data)
         if user is None or user.is_guest:
             raise ApiError(400, "bad_credentials", "That username and password do not match.")
+        if not known_device(request._request, data.validated_data["username"]):
+            signin_noticed(user=user)  # a browser new to the account: tell its owner
         guest = guest_of(request.user)
         response = remember_language(Response(sign_in(request, user, guest=guest)), user)
         remember_device(response, data.validated_data["username"])
@@ -290,6 +299,11 @@ class SettingsView(APIView):
 class EmailSerializer(StrictSerializer):
     email = StrictCharField(
         max_length=254, allow_blank=True, help_text='the new address; "" removes it'
+    )
+    password = StrictCharField(
+        max_length=128,
+        trim_whitespace=False,
+        help_text="the current password: a session alone does not change the email",
     )
 
 
@@ -342,17 +356,67 @@ def _account_only(request: Request) -> User:
 
 
 class EmailView(APIView):
-    """``PUT /api/auth/email/``: set, change or remove (``""``) your email."""
+    """``PUT /api/auth/email/``: set, change or remove (``""``) your email, with
+    your current password; the address confirmed before gets a notice with a
+    "this wasn't me" link (issue 37)."""
 
     throttle_classes = (RateThrottle,)
     throttle_scope = "account-changes"
 
-    @extend_schema(request=EmailSerializer, responses={200: MeSerializer})
+    @extend_schema(
+        request=EmailSerializer,
+        responses={
+            200: MeSerializer,
+            400: OpenApiResponse(description="bad_password, bad_email, or a malformed body"),
+            403: OpenApiResponse(description="account_required (a guest), or csrf_failed"),
+        },
+    )
     def put(self, request: Request) -> Response:
         data = EmailSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        request.user = email_set(user=_account_only(request), **data.validated_data)
+        request.user = email_change(user=_account_only(request), **data.validated_data)
         return Response(me_json(request))
+
+
+class SecuredSerializer(serializers.Serializer):  # type: ignore[type-arg]
+    username = serializers.CharField()
+    email = serializers.CharField(help_text="the account's email again")
+    email_verified = serializers.BooleanField()
+    uid = serializers.CharField(help_text="with token: POST /api/auth/password/reset/confirm/")
+    token = serializers.CharField()
+
+
+class SecureView(APIView):
+    """``POST /api/auth/secure/``: the "this wasn't me" link of a notice (an
+    email or password changed, a sign-in from a new browser), followed by
+    anyone who has it: the address it was mailed to becomes the account's
+    email again, every session and socket ends, the password no longer works;
+    the answer's ``uid`` and ``token`` choose a new one."""
+
+    permission_classes = (AllowAny,)
+    throttle_classes = (RateThrottle,)
+    throttle_scope = "login"  # a token guessed is a sign-in guessed
+
+    @extend_schema(
+        request=TokenSerializer,
+        responses={
+            200: SecuredSerializer,
+            400: OpenApiResponse(description="bad_token: forged, expired or used"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = TokenSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, reset = account_secure(**data.validated_data)
+        sockets_close(user_id=user.pk)
+        return Response(
+            {
+                "username": user.username,
+                "email": user.email,
+                "email_verified": user.email_verified,
+                **reset,
+            }
+        )
 
 
 class EmailVerifyView(APIView):

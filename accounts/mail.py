@@ -16,7 +16,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
 from .models import User
-from .tokens import email_verify_token, reset_token, reset_uid
+from .tokens import email_verify_token, reset_token, reset_uid, secure_token
 
 
 def _link(path: str, **query: str) -> str:
@@ -82,6 +82,67 @@ def mail_password_reset(user_id: int) -> bool:
             "ignore this mail: your password stays as it is."
         ) % {"name": user.username, "minutes": minutes, "link": link}
     send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
+    return True
+
+
+def masked_email(email: str) -> str:
+    """An address as a notice names it: its first character and its domain
+    (``e…@example.org``), enough to recognise, not to copy."""
+    local, _, domain = email.rpartition("@")
+    return f"{local[:1]}\u2026@{domain}" if local else email
+
+
+NOTICES = ("email", "password", "signin")
+"""What a notice says happened: the email changed (or was removed), the
+password changed, a sign-in from a browser new to the account."""
+
+
+@shared_task
+def mail_account_notice(
+    user_id: int, address: str, what: str, issued: float, detail: str = ""
+) -> bool:
+    """Tell ``address`` — the account's verified email when ``what`` happened —
+    that it happened, with a "this wasn't me" link that puts ``address`` back
+    as the account's confirmed email, signs every device out and offers a new
+    password (accounts/recovery.py, ``account_secure``). ``detail``: the new
+    address, for an email change ("" when it was removed). Returns whether a
+    mail went (not for an account deleted meanwhile)."""
+    user = User.objects.filter(pk=user_id, is_guest=False, is_active=True).first()
+    if user is None or what not in NOTICES:
+        return False
+    token = secure_token(user_id=user.pk, email=address, issued=issued)
+    link = _link("/account/secure/", token=token)
+    days = settings.ACCOUNT_SECURE_TIMEOUT // 86400
+    when = dt.datetime.fromtimestamp(issued, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    with translation.override(user.language or settings.LANGUAGE_CODE):
+        if what == "email" and detail:
+            subject = _("The email of your Patience Daily account was changed")
+            happened = _("the email of your account was changed to %(email)s") % {
+                "email": masked_email(detail)
+            }
+        elif what == "email":
+            subject = _("The email of your Patience Daily account was removed")
+            happened = _("the email of your account was removed")
+        elif what == "password":
+            subject = _("The password of your Patience Daily account was changed")
+            happened = _("the password of your account was changed")
+        else:
+            subject = _("A new sign-in to your Patience Daily account")
+            happened = _("your account was signed in to from a browser it was not used on before")
+        body = _(
+            "Hello %(name)s,\n\non %(when)s %(happened)s.\n\nIf that was you, there is "
+            "nothing to do. If it was not, open this link within %(days)d days: it makes "
+            "%(address)s your account's email again, signs out every device and lets you "
+            "choose a new password.\n\n%(link)s"
+        ) % {
+            "name": user.username,
+            "when": when,
+            "happened": happened,
+            "days": days,
+            "address": address,
+            "link": link,
+        }
+    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [address])
     return True
 
 

@@ -83,6 +83,9 @@ class User(AbstractUser):
     # Bumped by "sign out everywhere": it is part of the session hash below, so
     # every session made before it stops being this user's on its next request.
     session_generation = models.PositiveIntegerField(default=0, editable=False)
+    # When a "this wasn't me" link was last followed (issue 37, accounts/recovery.py,
+    # ``account_secure``): every such link issued before it is void, so each works once.
+    secured_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = CaseInsensitiveUserManager()  # type: ignore[misc]
 
@@ -110,6 +113,17 @@ class User(AbstractUser):
             secret=secret,
             algorithm="sha256",
         ).hexdigest()
+
+
+class HeldName(models.Model):
+    """The name of a deleted account, held from sign-ups until ``until`` (issue
+    37; ``DELETED_NAME_HOLD_DAYS``): old links to the player's page and a board's
+    past rows are not taken over by someone else. Kept as its look-alike
+    skeleton (accounts/names.py), so a confusable of the name is held too, and
+    the name itself is not stored."""
+
+    skeleton = models.TextField(unique=True)
+    until = models.DateTimeField(db_index=True)
 
 
 class Reminder(models.Model):

@@ -7,6 +7,12 @@ same but for the name, which becomes a placeholder (``DELETED_PREFIX``) that no
 one can sign in to and no sign-up can take or imitate. Removing the row would
 take the player's games with it and change boards already published.
 
+The name the player had is held from sign-ups for ``DELETED_NAME_HOLD_DAYS``
+(``HeldName``: its look-alike skeleton), so an old link to their page or a
+mention of them is not someone else's for that long (issue 37). The apps above
+take the name out of every copy they keep (``account_deleted``): the games app
+re-issues each day's results file that named it (games/privacy.py).
+
 The export gathers what every app holds about a player. Imports run one way
 (accounts knows nothing of games), so the apps above answer ``export_requested``
 with their own sections, as they answer ``guest_claimed``
@@ -14,9 +20,11 @@ with their own sections, as they answer ``guest_claimed``
 
 from __future__ import annotations
 
+import datetime as dt
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.dispatch import Signal
@@ -24,7 +32,7 @@ from django.utils import timezone
 
 from kit.errors import Forbidden, Invalid
 
-from .models import User
+from .models import HeldName, User
 from .names import username_skeleton
 from .reminders import reminders_export, reminders_forget
 from .services import DELETED_PREFIX, SETTINGS
@@ -38,8 +46,9 @@ export_requested = Signal()
 of what its app holds about ``user``, in JSON types."""
 
 account_deleted = Signal()
-"""Sent with ``sender=User`` and ``user`` once an account is anonymised: the apps
-above drop what ties it to other players (clubs, follows: clubs/services.py)."""
+"""Sent with ``sender=User``, ``user`` and ``former`` (the name it had) once an
+account is anonymised: the apps above drop what ties it to other players (clubs,
+follows: clubs/services.py) and re-issue what named it (games/privacy.py)."""
 
 
 def is_deleted(user: User) -> bool:
@@ -68,11 +77,15 @@ def account_anonymise(*, user: User) -> User:
     audit trail). Safe to run twice."""
     model = get_user_model()
     defaults = {name: model._meta.get_field(name).get_default() for name in SETTINGS}
+    former = user.get_username()
     while True:
         name = _placeholder()
         try:
             with transaction.atomic():
                 locked = model.objects.select_for_update().get(pk=user.pk)
+                if not is_deleted(locked):  # a second run holds no placeholder
+                    former = locked.get_username()
+                    name_hold(former)
                 locked.username = name
                 locked.username_skeleton = username_skeleton(name)
                 locked.set_unusable_password()  # also ends every session: their hash changes
@@ -92,8 +105,23 @@ def account_anonymise(*, user: User) -> User:
         except IntegrityError:  # 2^48 names: a clash is all but impossible, still not an error
             continue
     sockets_close(user_id=user.pk)
-    account_deleted.send(sender=User, user=locked)
+    account_deleted.send(sender=User, user=locked, former=former)
     return locked
+
+
+def name_hold(name: str) -> None:
+    """Hold ``name`` (the skeleton of it case-folded) from sign-ups for
+    ``DELETED_NAME_HOLD_DAYS``."""
+    until = timezone.now() + dt.timedelta(days=settings.DELETED_NAME_HOLD_DAYS)
+    HeldName.objects.update_or_create(
+        skeleton=username_skeleton(name.casefold()), defaults={"until": until}
+    )
+
+
+def held_names_release(*, now: dt.datetime | None = None) -> int:
+    """Forget the held names whose period is over; returns how many."""
+    deleted, _ = HeldName.objects.filter(until__lte=now or timezone.now()).delete()
+    return deleted
 
 
 def account_delete(*, user: Any, password: str) -> User:

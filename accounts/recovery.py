@@ -16,11 +16,24 @@ reconciled with each. What the feature needs from a library is the tokens:
   sent to (a changed address makes the old link void).
 - **Sign out everywhere**: ``User.session_generation`` in the session hash
   (accounts/models.py), which Django checks on every request.
+
+A session is not the account (issue 37): a moment at an unlocked browser must
+not keep it for good. So what recovers the account — its email, its password —
+changes only with the current password, and each change (a sign-in from a
+browser new to the account too, ``SIGNIN_NOTICES``) is told to the address that
+was verified when it happened, with a "this wasn't me" link
+(``account_secure``): it puts that address back, confirmed, makes the password
+unusable, ends every session and socket, and answers a reset token so its
+follower chooses a new password at once. The link is signed
+(``accounts/tokens.py``), expires after ``ACCOUNT_SECURE_TIMEOUT`` and works
+once: ``User.secured_at`` voids every link issued before it. It does not depend
+on the password, so an intruder who changes the password next cannot void it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 
 from django.conf import settings
 from django.contrib.auth import password_validation
@@ -30,16 +43,17 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 
 from kit.commits import after_commit
 from kit.errors import Conflict, Invalid
 
-from .mail import mail_email_verification, mail_password_reset_for
+from .mail import mail_account_notice, mail_email_verification, mail_password_reset_for
 from .models import User
 from .names import username_skeleton
-from .tokens import VERIFY_SALT
+from .tokens import SECURE_SALT, VERIFY_SALT, reset_token, reset_uid
 
 EMAIL_MAX = 254
 
@@ -75,6 +89,82 @@ def email_set(*, user: User, email: str) -> User:
         user_id = user.pk
         after_commit(lambda: mail_email_verification.delay(user_id, email))
     return user
+
+
+def _check_current_password(user: User, password: str, field: str) -> None:
+    if not user.check_password(password):
+        raise Invalid("bad_password", "The current password is not right.", params={"field": field})
+
+
+def _notice(user: User, what: str, *, address: str, detail: str = "") -> None:
+    """Once committed, mail ``address`` (the verified email when ``what``
+    happened) a notice of it with a "this wasn't me" link (``account_secure``)."""
+    user_id, issued = user.pk, time.time()
+    after_commit(lambda: mail_account_notice.delay(user_id, address, what, issued, detail))
+
+
+def email_change(*, user: User, email: str, password: str) -> User:
+    """The signed-in ``user`` sets, changes or removes (``""``) their email; the
+    current ``password`` confirms it (400 ``bad_password``): a borrowed session
+    cannot move the account's recovery to another mailbox. The address verified
+    before, if it changes, gets a notice with a "this wasn't me" link."""
+    _check_current_password(user, password, "password")
+    before = user.email if user.email_verified else ""
+    user = email_set(user=user, email=email)
+    if before and before.lower() != user.email.lower():
+        _notice(user, "email", address=before, detail=user.email)
+    return user
+
+
+def signin_noticed(*, user: User) -> None:
+    """A sign-in to ``user`` from a browser not known to the account: a notice
+    to its verified address, unless ``SIGNIN_NOTICES`` is off."""
+    if settings.SIGNIN_NOTICES and user.email and user.email_verified:
+        _notice(user, "signin", address=user.email)
+
+
+def account_secure(*, token: str) -> tuple[User, dict[str, str]]:
+    """The "this wasn't me" link of a notice, followed: the address it names
+    becomes the account's email again — confirmed, unless another account
+    confirmed it meanwhile — the password is made unusable (whoever changed it
+    cannot sign in with it), every session ends; returns the account and a
+    password reset (``uid``, ``token``) to choose a new password with. 400
+    ``bad_token`` for a forged, expired or used link, or a deleted account."""
+    try:
+        value = signing.loads(token, salt=SECURE_SALT, max_age=settings.ACCOUNT_SECURE_TIMEOUT)
+        user_id, email, issued = int(value["u"]), str(value["e"]), float(value["t"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        raise Invalid("bad_token", "This link is not valid or has expired.") from None
+    with transaction.atomic():
+        user = (
+            User.objects.select_for_update()
+            .filter(pk=user_id, is_guest=False, is_active=True)
+            .first()
+        )
+        if user is None:
+            raise Invalid("bad_token", "This link is not valid or has expired.")
+        if user.secured_at is not None and user.secured_at.timestamp() >= issued:
+            raise Invalid("bad_token", "This link was used already: the account is secured.")
+        taken = (
+            User.objects.filter(email__iexact=email, email_verified=True)
+            .exclude(pk=user.pk)
+            .exists()
+        )
+        user.email, user.email_verified = email, not taken
+        user.set_unusable_password()  # every session's hash changes: all end
+        user.session_generation = F("session_generation") + 1
+        user.secured_at = timezone.now()
+        user.save(
+            update_fields=[
+                "email",
+                "email_verified",
+                "password",
+                "session_generation",
+                "secured_at",
+            ]
+        )
+        user.refresh_from_db(fields=["session_generation"])
+    return user, {"uid": reset_uid(user), "token": reset_token(user)}
 
 
 def email_verification_resend(*, user: User) -> User:
@@ -158,12 +248,14 @@ def password_reset_confirm(*, uid: str, token: str, password: str) -> User:
 def password_change(*, user: User, old: str, new: str) -> User:
     """Change the password of the signed-in ``user``; ``old`` must be the current
     one (400 ``bad_password``). Other sessions end (the hash changes); the
-    caller keeps its own (``update_session_auth_hash``)."""
-    if not user.check_password(old):
-        raise Invalid("bad_password", "The current password is not right.", params={"field": "old"})
+    caller keeps its own (``update_session_auth_hash``). The verified address
+    gets a notice with a "this wasn't me" link."""
+    _check_current_password(user, old, "old")
     _check_password(new, user)
     user.set_password(new)
     user.save(update_fields=["password"])
+    if user.email and user.email_verified:
+        _notice(user, "password", address=user.email)
     return user
 
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from kit.errors import Conflict, Invalid
 
-from .models import User
+from .models import HeldName, User
 from .names import username_skeleton
 from .signals import guests_purging
 
@@ -53,7 +53,18 @@ def _check_new_name(username: str) -> str:
         )
     if User.objects.filter(username__iexact=username).exists():
         raise Conflict("username_taken", f"The name {username!r} is taken.")
-    refuse_lookalike(username, username_skeleton(username))
+    skeleton = username_skeleton(username)
+    refuse_lookalike(username, skeleton)
+    # The name in any case too: the skeleton of ``ALICE`` is not that of ``alice``.
+    skeletons = {skeleton, username_skeleton(username.casefold())}
+    held = HeldName.objects.filter(skeleton__in=skeletons, until__gt=timezone.now()).first()
+    if held is not None:  # a deleted account's, or one like it (accounts/privacy.py)
+        until = held.until.date().isoformat()
+        raise Conflict(
+            "username_held",
+            f"The name {username!r} belonged to a deleted account: it is held until {until}.",
+            params={"until": until},
+        )
     return username
 
 

@@ -9,6 +9,7 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
+from .privacy import held_names_release
 from .reminders import reminders_send
 from .services import guests_purge
 
@@ -18,7 +19,10 @@ log = logging.getLogger(__name__)
 @shared_task
 def purge_idle_guests() -> int:
     """Delete guests idle longer than ``GUEST_IDLE_DAYS`` (no session can hold them
-    any more), with their games; returns how many. Safe to run twice."""
+    any more), with their games, and release the deleted accounts' names held
+    longer than ``DELETED_NAME_HOLD_DAYS``; returns how many guests. Safe to run
+    twice."""
+    held_names_release()
     return guests_purge(idle=dt.timedelta(days=settings.GUEST_IDLE_DAYS))
 
 

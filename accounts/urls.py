@@ -21,6 +21,7 @@ from .api import (
     ReminderKeyView,
     ReminderOffView,
     ReminderView,
+    SecureView,
     SettingsView,
 )
 
@@ -40,6 +41,7 @@ urlpatterns = [
         EmailVerifyResendView.as_view(),
         name="auth-email-verify-resend",
     ),
+    path("auth/secure/", SecureView.as_view(), name="auth-secure"),
     path("auth/password/", PasswordChangeView.as_view(), name="auth-password"),
     path("auth/password/reset/", PasswordResetView.as_view(), name="auth-password-reset"),
     path(

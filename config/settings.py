@@ -28,6 +28,9 @@
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted (> ``SESSION_DAYS``) | 91 |
 | ``PASSWORD_RESET_TIMEOUT`` | seconds a password-reset link works (once) | 3600 |
 | ``EMAIL_VERIFY_TIMEOUT`` | seconds an email-verification link works | 259200 (3 days) |
+| ``ACCOUNT_SECURE_TIMEOUT`` | seconds a "this wasn't me" link of a notice works (once) | 1209600 (14 days) |
+| ``SIGNIN_NOTICES`` | ``0``: no mail on a sign-in from a browser new to the account | on |
+| ``DELETED_NAME_HOLD_DAYS`` | days a deleted account's name is held from sign-ups | 365 |
 | ``PASSWORD_RESET_RATE`` | reset requests per address | ``10/hour`` |
 | ``PASSWORD_RESET_TARGET_RATE`` | reset requests per account named (name or email) | ``3/hour`` |
 | ``ACCOUNT_CHANGE_RATE`` | email and password changes per player | ``20/hour`` |
@@ -463,7 +466,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=0, minute=5),
     },
     # Guests idle past GUEST_IDLE_DAYS, longer than their session lives, with their
-    # games (accounts/services.py); hourly, a batch a run.
+    # games (accounts/services.py), and the deleted accounts' names held past
+    # DELETED_NAME_HOLD_DAYS released (accounts/privacy.py); hourly, a batch a run.
     "purge-idle-guests": {
         "task": "accounts.tasks.purge_idle_guests",
         "schedule": crontab(minute=7),
@@ -505,6 +509,13 @@ if GUEST_IDLE_DAYS <= SESSION_DAYS:
 # A reset link works once, for this long; a verification link for EMAIL_VERIFY_TIMEOUT.
 PASSWORD_RESET_TIMEOUT = int(env.get("PASSWORD_RESET_TIMEOUT", "3600"))
 EMAIL_VERIFY_TIMEOUT = int(env.get("EMAIL_VERIFY_TIMEOUT", str(3 * 86400)))
+# A change of the email or password mails the verified address a notice whose
+# "this wasn't me" link works once, for this long (issue 37); so does a sign-in
+# from a browser new to the account, unless SIGNIN_NOTICES=0.
+ACCOUNT_SECURE_TIMEOUT = int(env.get("ACCOUNT_SECURE_TIMEOUT", str(14 * 86400)))
+SIGNIN_NOTICES = env_flag("SIGNIN_NOTICES", default=True)
+# A deleted account's name is held from sign-ups this long (accounts/privacy.py).
+DELETED_NAME_HOLD_DAYS = int(env.get("DELETED_NAME_HOLD_DAYS", "365"))
 # Where the mails' links point: the site as players reach it (never the request's Host).
 SITE_URL = env.get("SITE_URL", "http://localhost:8000")
 # Mail: printed to the console in a debug run (make run); SMTP otherwise.

@@ -37,6 +37,7 @@ urlpatterns = [
     # Keeping an account (issue 28): the mails' links (accounts/mail.py).
     path("account/reset/", views.password_reset, name="password-reset"),
     path("account/verify/", views.email_verify, name="email-verify"),
+    path("account/secure/", views.account_secure, name="account-secure"),
     path("account/reminders/off/", views.reminders_off, name="reminders-off"),
     path("privacy/", views.privacy, name="privacy"),
     # Race rooms (issue 29): the waiting room, the race and its end on one link.

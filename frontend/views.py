@@ -476,6 +476,16 @@ def email_verify(request: HttpRequest) -> HttpResponse:
 
 
 @ensure_csrf_cookie
+def account_secure(request: HttpRequest) -> HttpResponse:
+    """A notice's "this wasn't me" link (issue 37): a button that secures the
+    account (a link checker that opens the link changes nothing), then the
+    new password is chosen on the reset page."""
+    response = _page(request, "account.html", "account", mode="secure")
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@ensure_csrf_cookie
 def reminders_off(request: HttpRequest) -> HttpResponse:
     """The reminder mail's link: a button that stops the mail reminders (a link
     checker that opens the link changes nothing; the mail's one-click header

@@ -209,6 +209,12 @@ class DailySerializer(serializers.Serializer):
                     "count": serializers.IntegerField(help_text="results in the file"),
                     "built_at": serializers.DateTimeField(),
                     "file": serializers.CharField(help_text="the name it downloads under"),
+                    "earlier": serializers.ListField(
+                        child=serializers.JSONField(),
+                        help_text='the files it replaced, oldest first: {"sha256", "built_at",'
+                        ' "replaced_at", "reason": "deleted" (a player deleted their account)'
+                        ' | "changed" (a result on the board changed)}',
+                    ),
                 },
                 required=False,
                 allow_null=True,

@@ -60,6 +60,15 @@ def _claim_guest(sender: type, *, guest: Any, account: Any, **kwargs: Any) -> di
     return attempts_claim(guest=guest, account=account)
 
 
+def _forget_player(sender: type, *, user: Any, former: str, **kwargs: Any) -> None:
+    """A deleted account (issue 37): its former name out of the reviews, and the
+    results files that named it re-issued once the deletion is committed."""
+    from .privacy import player_forget
+    from .tasks import reissue_day_results
+
+    reissue_day_results(daily_ids=player_forget(user=user, former=former))
+
+
 def _purge_guests(sender: type, *, guest_ids: list[int], **kwargs: Any) -> None:
     """The guest purge deletes idle guests: their games first (issue 28)."""
     from .services import attempts_of_guests_delete
@@ -71,7 +80,7 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from accounts.privacy import export_requested
+        from accounts.privacy import account_deleted, export_requested
         from accounts.signals import guest_claimed, guests_purging
 
         # The engine's errors said as the kit's refusals, for every door.
@@ -83,6 +92,7 @@ class GamesConfig(AppConfig):
 
         guest_claimed.connect(_claim_guest, dispatch_uid="games.claim_guest")
         export_requested.connect(_export_games, dispatch_uid="games.export")
+        account_deleted.connect(_forget_player, dispatch_uid="games.forget_player")
         guests_purging.connect(_purge_guests, dispatch_uid="games.purge_guests")
 
         post_migrate.connect(_ensure_partitions, sender=self, dispatch_uid="games.partitions")

@@ -11,7 +11,11 @@ day runs, to anyone — a winner included (PRODUCT.md, "Fair daily deals").
 When a closed day's board changes — staff disqualify or clear a result
 (``fairplay.py``), or a late replay check fails one — ``result_changed`` is
 sent; ``tasks._rebuild_day_results`` queues :func:`day_results_build` again
-for a day already built, and the published hash changes with the file.
+for a day already built, and the published hash changes with the file. So
+does a player on it deleting their account (issue 37, games/privacy.py): the
+file is re-issued naming them as the board does. Each hash replaced is kept
+with when and why (``DayResults.earlier``), and the day page lists them: a
+hash someone noted before still says which file it was.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import datetime as dt
 import gzip
 import hashlib
 import logging
+import time
 from collections import defaultdict
 from typing import Any
 
@@ -102,16 +107,27 @@ def _closed(daily: DailyDeal) -> bool:
     )
 
 
-def day_results_build(*, daily_id: int, rebuild: bool = False) -> DayResults | None:
+REISSUE_REASONS = ("changed", "deleted")
+"""Why a file was built again: a result on its board changed; a player on it
+deleted their account."""
+
+
+def day_results_build(
+    *, daily_id: int, rebuild: bool = False, reason: str = "changed"
+) -> DayResults | None:
     """Build and store the results file of a closed day (none for a day that is
     not, or whose moves are archived). Safe to run twice: a day built returns
-    at once unless ``rebuild`` (its board changed); a rebuild that makes the
-    same bytes keeps the stored row and its ``built_at``."""
+    at once unless ``rebuild`` or it is due (``DayResults.reissue``, whose
+    reason then wins over ``reason``: ``REISSUE_REASONS``). A rebuild that
+    makes the same bytes keeps the stored file and its ``built_at``; one that
+    does not keeps the replaced hash in ``earlier``. The mark is cleared only
+    if no change set it again while the file was being made."""
     daily = DailyDeal.objects.select_related("deal").filter(pk=daily_id).first()
     if daily is None or not _closed(daily):
         return None
     stored = DayResults.objects.filter(daily=daily).defer("data").first()
-    if stored is not None and not rebuild:
+    due = stored.reissue if stored is not None else ""
+    if stored is not None and not (rebuild or due):
         return stored
     built = day_results_bytes(daily)
     if built is None:
@@ -119,20 +135,50 @@ def day_results_build(*, daily_id: int, rebuild: bool = False) -> DayResults | N
         return stored
     data, count = built
     digest = hashlib.sha256(data).hexdigest()
-    if stored is not None and stored.sha256 == digest:
-        return stored
+    now = timezone.now()
     with transaction.atomic():
+        replaced = DayResults.objects.select_for_update().filter(daily=daily).defer("data").first()
+        if replaced is not None and replaced.sha256 == digest:
+            if replaced.reissue == due and due:
+                replaced.reissue = ""
+                replaced.save(update_fields=["reissue"])
+            return replaced
+        earlier = []
+        if replaced is not None:
+            why = due.partition(":")[0] or reason
+            earlier = [
+                *replaced.earlier,
+                {
+                    "sha256": replaced.sha256,
+                    "built_at": replaced.built_at.isoformat(),
+                    "replaced_at": now.isoformat(),
+                    "reason": why if why in REISSUE_REASONS else "changed",
+                },
+            ]
+        still_due = replaced.reissue if replaced is not None and replaced.reissue != due else ""
         results, _ = DayResults.objects.update_or_create(
             daily=daily,
             defaults={
                 "data": gzip.compress(data, mtime=0),
                 "sha256": digest,
                 "count": count,
-                "built_at": timezone.now(),
+                "built_at": now,
+                "earlier": earlier,
+                "reissue": still_due,
             },
         )
     log.info("results file of %s: %d results, sha256 %s", daily, count, digest)
     return results
+
+
+def day_results_due(*, daily_ids: list[int], reason: str) -> list[int]:
+    """Mark the built files of these dailies due to be built again for
+    ``reason`` (``REISSUE_REASONS``); returns the dailies marked. The build is
+    queued by the caller and caught up by the hourly after-the-day job."""
+    built = DayResults.objects.filter(daily_id__in=daily_ids)
+    marked = list(built.values_list("daily_id", flat=True))
+    built.update(reissue=f"{reason}:{time.time_ns()}")
+    return marked
 
 
 def day_results_get(*, date: dt.date, variant: str) -> tuple[DayResults, bytes]:

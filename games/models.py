@@ -318,14 +318,25 @@ class DayResults(models.Model):
     ``games/dayfile.py``): every counted ranked result of one daily deal with its
     actions, as the JSON lines of ``games/engine/dayfile.py``. Stored gzipped;
     ``sha256`` is that of the plain bytes (what is downloaded and published).
-    Built again when the day's board changes (a staff decision), so the hash
-    published for a day can change; ``built_at`` says when."""
+    Built again when the day's board changes (a staff decision) or a player on
+    it deletes their account, so the hash published for a day can change;
+    ``built_at`` says when, ``earlier`` which hashes it replaced."""
 
     daily = models.OneToOneField(DailyDeal, on_delete=models.CASCADE, related_name="results_file")
     data = models.BinaryField(help_text="the file, gzipped")
     sha256 = models.CharField(max_length=64, help_text="SHA-256 (hex) of the plain file")
     count = models.PositiveIntegerField(help_text="results in the file")
     built_at = models.DateTimeField()
+    # The files it replaced, oldest first (issue 37): each {"sha256", "built_at",
+    # "replaced_at", "reason"} — ``reason`` "deleted" (a player deleted their
+    # account: the file re-issued with their placeholder name) or "changed" (a
+    # result on the board changed). The day page lists them.
+    earlier = models.JSONField(default=list, blank=True)
+    # Due to be built again: "<why>:<when, ns>" ("deleted", "changed"; "" not
+    # due), set with the change that asks for it, so a build lost with a broker is
+    # caught up by the hourly after-the-day job (games/tasks.py); the time tells
+    # a mark set again during a build from the one it answered.
+    reissue = models.CharField(max_length=40, blank=True, default="")
 
     def __str__(self) -> str:
         return f"results of {self.daily}"

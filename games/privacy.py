@@ -13,21 +13,30 @@ The address and device id of a ranked attempt serve the fair-play review,
 which looks across accounts within ``FAIRPLAY_LINK_DAYS`` of a start and is
 taken by staff in the days after; after ``ADDRESS_RETENTION_DAYS`` they are
 purged, and so is the address a review quoted, leaving its decision, reasons,
-signal names and counts."""
+signal names and counts.
+
+A deleted account (issue 37, ``player_forget``) keeps its results under its
+placeholder name; every copy that wrote its former name takes the placeholder
+too: each built results file of a day it is on is re-issued, and the reviews
+that named it as a linked player (other players' reviews of the days it
+played) say the placeholder."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from accounts.models import User
 from games.engine import game_class
 
 from .dailies import day_over
+from .dayfile import day_results_due
 from .models import Action, Attempt, Review
 from .selectors import sealed_secret
 
@@ -135,3 +144,47 @@ def addresses_purge(*, older_than: dt.timedelta, now: dt.datetime | None = None)
             _scrubbed(review, addresses[review.attempt_id])
         Attempt.objects.filter(pk__in=addresses).update(address=None, device="")
     return len(batch)
+
+
+def _renamed(value: Any, former: str, name: str, words: re.Pattern[str]) -> Any:
+    """``value`` (a review's signals or reasons, JSON) with ``former`` as a whole
+    name — a string that is it, or it as a word in a text — said as ``name``."""
+    if isinstance(value, str):
+        return name if value == former else words.sub(name, value)
+    if isinstance(value, list):
+        return [_renamed(v, former, name, words) for v in value]
+    if isinstance(value, dict):
+        return {k: _renamed(v, former, name, words) for k, v in value.items()}
+    return value
+
+
+def player_forget(*, user: User, former: str) -> list[int]:
+    """Take the deleted account ``user``'s former name out of what the games
+    app wrote it into: the reviews of the days it played, and the results files
+    of the days it is on — marked due to be re-issued (``day_results_due``);
+    returns those days' daily ids, for the caller to queue their builds."""
+    played = list(
+        Attempt.objects.filter(player=user, daily__isnull=False)
+        .values_list("daily_id", flat=True)
+        .distinct()
+    )
+    name = user.get_username()
+    words = re.compile(rf"(?<![\w@.+-]){re.escape(former)}(?![\w@.+-])")
+    with transaction.atomic():
+        # Only the reviews whose JSON holds the name at all (one scan in the
+        # database), then each whole-name use of it.
+        naming = Review.objects.filter(attempt__daily_id__in=played).annotate(
+            text=Concat(Cast("signals", TextField()), Cast("reasons", TextField()))
+        )
+        reviews = naming.filter(text__contains=former).select_for_update(of=("self",))
+        for review in reviews.iterator(chunk_size=500):
+            signals = _renamed(review.signals, former, name, words)
+            reasons = _renamed(review.reasons, former, name, words)
+            if signals != review.signals or reasons != review.reasons:
+                review.signals, review.reasons = signals, reasons
+                review.save(update_fields=["signals", "reasons"])
+        on_board = Attempt.objects.filter(player=user, ranked=True, daily_id__in=played)
+        return day_results_due(
+            daily_ids=list(on_board.values_list("daily_id", flat=True).distinct()),
+            reason="deleted",
+        )

@@ -429,8 +429,8 @@ def daily_json(*, date: dt.date, viewer: Viewer) -> dict[str, Any]:
 
 def _day_results(dailies: list[DailyDeal]) -> dict[int, dict[str, Any]]:
     """The results file of each daily of a day that is over, by daily: where to
-    download it, its SHA-256, its count, when it was built and the name it
-    downloads under (games/dayfile.py).
+    download it, its SHA-256, its count, when it was built, the name it
+    downloads under and the hashes it replaced (games/dayfile.py).
     A daily whose file is not built yet has none (``results`` null)."""
     stored = DayResults.objects.filter(daily__in=dailies).select_related("daily").defer("data")
     return {
@@ -443,6 +443,7 @@ def _day_results(dailies: list[DailyDeal]) -> dict[int, dict[str, Any]]:
             "count": f.count,
             "built_at": _iso(f.built_at),
             "file": f.filename,
+            "earlier": f.earlier,
         }
         for f in stored
     }

@@ -234,6 +234,9 @@ def after_the_day() -> int:
         analyse_day.delay(daily.pk)
         build_day_results.delay(daily.pk)
         measure_daily_deal.delay(daily.pk)
+    # Files of any day due to be re-issued whose build was lost (games/dayfile.py).
+    for daily_id in DayResults.objects.exclude(reissue="").values_list("daily_id", flat=True):
+        build_day_results.delay(daily_id, True)
     return len(days)
 
 
@@ -275,10 +278,11 @@ def analyse_attempt(attempt_id: int) -> bool:
 
 
 @shared_task(**DATABASE_RETRY)
-def build_day_results(daily_id: int, rebuild: bool = False) -> str | None:
+def build_day_results(daily_id: int, rebuild: bool = False, reason: str = "changed") -> str | None:
     """The results file of a closed day (``games/dayfile.py``); ``rebuild`` when
-    its board changed. Returns the file's SHA-256 (None: the day is not closed)."""
-    results = dayfile.day_results_build(daily_id=daily_id, rebuild=rebuild)
+    its board changed or a player on it deleted their account (``reason``).
+    Returns the file's SHA-256 (None: the day is not closed)."""
+    results = dayfile.day_results_build(daily_id=daily_id, rebuild=rebuild, reason=reason)
     return results.sha256 if results else None
 
 
@@ -324,8 +328,12 @@ def _rebuild_day_results(sender: type[Attempt], *, attempt: Attempt, **kwargs: A
     ranked result that changes; a running day has no file, so never more."""
     if not attempt.ranked or attempt.daily_id is None:
         return
-    built = DayResults.objects.filter(
-        daily_id=attempt.daily_id, daily__date__lt=dailies.utc_today()
-    ).exists()
-    if built:
-        queue_on_commit(build_day_results, attempt.daily_id, True)
+    for daily_id in dayfile.day_results_due(daily_ids=[attempt.daily_id], reason="changed"):
+        queue_on_commit(build_day_results, daily_id, True, "changed")
+
+
+def reissue_day_results(*, daily_ids: list[int]) -> None:
+    """Once committed, build again the files ``day_results_due`` marked (the
+    hourly ``after_the_day`` catches up any whose task was lost)."""
+    for daily_id in daily_ids:
+        queue_on_commit(build_day_results, daily_id, True)

@@ -10,7 +10,7 @@ from django.test import Client as DjangoClient
 
 from accounts.models import User
 from deploy.stack import free_port
-from tests.support.api import Client, assert_error, sign_up, throttle_rates
+from tests.support.api import Client, assert_error, put_email, sign_up, throttle_rates
 from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (the smtp fixture)
 
 PASSWORD = "correct horse battery"
@@ -49,29 +49,29 @@ def test_an_email_given_at_sign_up_is_verified_by_its_link(smtp: Mailbox):
 def test_set_change_and_remove_in_the_settings(smtp: Mailbox):
     client = sign_up("bea", PASSWORD)
     assert client.get("/api/auth/me/").json()["email"] is None
-    response = client.put("/api/auth/email/", {"email": "bea@example.org"}, format="json")
+    response = put_email(client, "bea@example.org")
     assert response.status_code == 200, response.content
     first = smtp.wait_for("bea@example.org")
     verify(client, first)
 
     # A new address is unverified until its own link is followed; the old link is void.
-    changed = client.put("/api/auth/email/", {"email": "bea2@example.org"}, format="json")
+    changed = put_email(client, "bea2@example.org")
     assert changed.json()["email_verified"] is False
     stale = client.send("/api/auth/email/verify/", {"token": link_query(first)["token"]})
     assert_error(stale, 400, "bad_token")
     verify(client, smtp.wait_for("bea2@example.org"))
     assert client.get("/api/auth/me/").json()["email_verified"] is True
 
-    removed = client.put("/api/auth/email/", {"email": ""}, format="json")
+    removed = put_email(client, "")
     assert (removed.json()["email"], removed.json()["email_verified"]) == (None, False)
 
 
 def test_a_verified_address_belongs_to_one_account(smtp: Mailbox):
     first = sign_up("cat", PASSWORD)
-    first.put("/api/auth/email/", {"email": "same@example.org"}, format="json")
+    put_email(first, "same@example.org")
     second = sign_up("dan", PASSWORD)
     # Setting it is not refused: that would tell anyone who uses the address.
-    response = second.put("/api/auth/email/", {"email": "SAME@example.org"}, format="json")
+    response = put_email(second, "SAME@example.org")
     assert response.status_code == 200, response.content
     verify(first, smtp.wait_for("same@example.org", count=1))
     taken = second.send(
@@ -85,7 +85,7 @@ def test_a_verified_address_belongs_to_one_account(smtp: Mailbox):
 def test_bad_input_is_a_clear_400(smtp: Mailbox):
     client = sign_up("eve", PASSWORD)
     for bad in ("not-an-address", "a@b", 5, None, "x" * 250 + "@example.org"):
-        response = client.put("/api/auth/email/", {"email": bad}, format="json")
+        response = put_email(client, bad)
         assert_error(response, 400)
     assert_error(client.put("/api/auth/email/", {}, format="json"), 400)
     assert_error(
@@ -100,11 +100,11 @@ def test_bad_input_is_a_clear_400(smtp: Mailbox):
 
 
 def test_only_an_account_has_an_email():
-    signed_out = Client().put("/api/auth/email/", {"email": "a@example.org"}, format="json")
+    signed_out = put_email(Client(), "a@example.org")
     assert_error(signed_out, 401, "not_authenticated")
     guest = Client()
     assert guest.send("/api/auth/guest/").status_code == 201
-    refused = guest.put("/api/auth/email/", {"email": "g@example.org"}, format="json")
+    refused = put_email(guest, "g@example.org")
     assert_error(refused, 403, "account_required")
 
 
@@ -115,7 +115,7 @@ RESEND = "/api/auth/email/verify/resend/"
 
 def test_the_link_is_mailed_again_and_the_new_one_verifies(smtp: Mailbox):
     client = sign_up("gus", PASSWORD)
-    client.put("/api/auth/email/", {"email": "gus@example.org"}, format="json")
+    put_email(client, "gus@example.org")
     first = smtp.wait_for("gus@example.org", count=1)
     response = client.send(RESEND, None)
     assert response.status_code == 202, response.content
@@ -145,7 +145,7 @@ def test_mailing_again_is_limited_per_player(smtp: Mailbox, settings):
     throttle_rates(settings, **{"email-resend": "2/hour"})
     client, other = sign_up("ida", PASSWORD), sign_up("jon", PASSWORD)
     for who, address in ((client, "ida@example.org"), (other, "jon@example.org")):
-        who.put("/api/auth/email/", {"email": address}, format="json")
+        put_email(who, address)
     for _ in range(2):
         assert client.send(RESEND, None).status_code == 202
     assert_error(client.send(RESEND, None), 429)
@@ -179,7 +179,7 @@ def test_a_mail_server_that_does_not_answer_never_fails_the_change(settings):
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", free_port()  # nothing listens
     settings.EMAIL_USE_TLS, settings.EMAIL_TIMEOUT = False, 2
     client = sign_up("eve", PASSWORD)
-    response = client.put("/api/auth/email/", {"email": "eve@example.org"}, format="json")
+    response = put_email(client, "eve@example.org")
     assert response.status_code == 200, response.content
     assert User.objects.get(username="eve").email == "eve@example.org"
     resent = client.send("/api/auth/email/verify/resend/", {})

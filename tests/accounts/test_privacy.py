@@ -10,8 +10,10 @@ import json
 
 from django.utils import timezone
 
-from accounts.models import User
+from accounts.models import HeldName, User
+from accounts.names import username_skeleton
 from accounts.privacy import account_anonymise
+from accounts.tasks import purge_idle_guests
 from games.fairplay import attempt_disqualify
 from games.models import Action, Attempt, Review
 from games.privacy import PURGE_BATCH, PURGED, addresses_purge
@@ -87,6 +89,58 @@ def test_a_deleted_name_cannot_be_signed_in_to(make_player):
     # No sign-up takes a deleted account's kind of name.
     taken = Client().send("/api/auth/register/", {"username": "Deleted-x1", "password": PASSWORD})
     assert_error(taken, 400, "bad_username")
+
+
+def test_a_deleted_name_is_held_from_sign_ups_for_the_documented_period(
+    anon, make_player, settings
+):
+    """Issue 37: a second after the deletion the name — or one that looks like
+    it — is not registrable, and the old link to the player's page does not
+    open a newcomer's; once the hold (``DELETED_NAME_HOLD_DAYS``) is over, it is."""
+    alice = make_player("alice")
+    finished(user_of(alice), daily_of(days_ago=1))
+    assert anon.get("/api/players/alice/").status_code == 200
+    assert delete(alice, {"password": PASSWORD}).status_code == 200
+
+    for name in ("alice", "ALICE", "\u0430lice"):  # the Cyrillic а: the same skeleton
+        refused = Client().send("/api/auth/register/", {"username": name, "password": PASSWORD})
+        error = assert_error(refused, 409, "username_held")
+        held_until = (timezone.now() + dt.timedelta(days=settings.DELETED_NAME_HOLD_DAYS)).date()
+        assert error["params"]["until"] == held_until.isoformat()
+    assert_error(anon.get("/api/players/alice/"), 404)
+    assert not User.objects.filter(username__iexact="alice").exists()
+    assert HeldName.objects.filter(skeleton=username_skeleton("alice")).count() == 1
+
+    # The hold over (the clock moved past it): released by the hourly job, then free.
+    HeldName.objects.update(until=timezone.now() - dt.timedelta(seconds=1))
+    purge_idle_guests()
+    assert not HeldName.objects.exists()
+    again = Client().send("/api/auth/register/", {"username": "alice", "password": PASSWORD})
+    assert again.status_code == 201, again.content
+
+
+def test_a_deleted_name_leaves_the_reviews_that_named_it(make_player):
+    """Issue 37: other players' reviews name the accounts linked to them (a
+    shared address); the deleted player's former name becomes its placeholder
+    there, as on the boards — only where it is the whole name."""
+    alice, alicea = make_player("alice"), make_player("alicea")
+    yesterday = daily_of(days_ago=1)
+    finished(user_of(alice), yesterday)
+    theirs = finished(user_of(alicea), yesterday)
+    Review.objects.create(
+        attempt=theirs,
+        signals={"address_accounts": ["alice", "alicea"], "linked": [{"player": "alice"}]},
+        reasons=[{"code": "shared_address", "text": "played from one address with alice, alicea"}],
+        computed_at=timezone.now(),
+    )
+    assert delete(alice, {"password": PASSWORD}).status_code == 200
+    placeholder = User.objects.get(username__startswith="deleted-").username
+    review = Review.objects.get(attempt=theirs)
+    assert review.signals == {
+        "address_accounts": [placeholder, "alicea"],
+        "linked": [{"player": placeholder}],
+    }
+    assert review.reasons[0]["text"] == f"played from one address with {placeholder}, alicea"
 
 
 def test_deleting_resets_the_settings(player):

@@ -138,6 +138,22 @@ def test_the_owner_signs_in_from_a_known_browser_while_the_account_is_attacked(m
 
 
 @pytest.mark.django_db
+def test_the_browser_that_signed_up_is_known_to_the_new_account(make_player, rates):
+    """Issue 37: a new player targeted by guesses right after signing up is not
+    locked out of their own account on the browser they made it with."""
+    owner = make_player("newcomer")
+    assert "known_device" in owner.cookies
+    owner.send("/api/auth/logout/")
+    rates(**{"login-account": "3/hour"})
+    attacker = Client()
+    for address in range(6):
+        guess(attacker, "newcomer", address)
+    assert_error(guess(attacker, "newcomer", 50), 429, "throttled")
+    response = guess(owner, "newcomer", 60, "correct horse battery")
+    assert response.status_code == 200, response.content
+
+
+@pytest.mark.django_db
 def test_the_admin_form_shares_the_account_budget(make_player, rates, settings, counting):
     make_player("staffer")
     rates(**{"login-account": "2/hour"})

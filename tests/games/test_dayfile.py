@@ -135,6 +135,7 @@ def test_the_closed_day_file_is_the_board_and_verify_day_passes(
         "count": 4,
         "built_at": stored.built_at.isoformat().replace("+00:00", "Z"),
         "file": f"patience-daily-{date}-{VARIANT}.jsonl",
+        "earlier": [],
     }
 
     # Exactly the leaderboard's rows, in its order, each with its replay's actions.
@@ -195,11 +196,80 @@ def test_a_staff_decision_rebuilds_the_file_and_its_hash(
     assert winner.username.encode() not in data
     assert [json.loads(line)["rank"] for line in data.splitlines()[1:]] == [1, 2, 3]
     assert verify_day(data, tmp_path).returncode == 0
+    assert [(e["sha256"], e["reason"]) for e in entry["earlier"]] == [(first.sha256, "changed")]
 
     # Cleared: back on the board, and the bytes are the first file's again.
     with django_capture_on_commit_callbacks(execute=True):
         review_clear(attempt_id=won.pk, staff=staff, reason="a fast player, looked fine")
-    assert DayResults.objects.get(daily=daily).sha256 == first.sha256
+    again = DayResults.objects.get(daily=daily)
+    assert again.sha256 == first.sha256 and again.reissue == ""
+    assert [e["sha256"] for e in again.earlier] == [first.sha256, rebuilt.sha256]
+
+
+def delete_account(client: Any) -> None:
+    response = client.delete(
+        "/api/auth/account/", {"password": "correct horse battery"}, format="json"
+    )
+    assert response.status_code == 200, response.content
+
+
+def test_a_deletion_reissues_the_file_naming_the_player_as_the_board_does(
+    day, anon, tmp_path, django_capture_on_commit_callbacks
+):
+    """Issue 37: a player who deletes their account is named by the board as
+    ``deleted-…``; every results file already built that named them is built
+    again the same way, its earlier hash listed, and ``verify-day`` holds."""
+    daily, date = day["daily"], day["date"]
+    winner = day["players"][0]
+    former = winner.get("/api/auth/me/").json()["username"]
+    with django_capture_on_commit_callbacks(execute=True):
+        attempts_close_stale()
+    first = day_results_build(daily_id=daily.pk)
+    assert first is not None and former.encode() in gzip.decompress(first.data)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        delete_account(winner)
+    placeholder = Attempt.objects.get(daily=daily, player__is_active=False).player.username
+    assert placeholder.startswith("deleted-")
+    board = anon.get(f"/api/leaderboard/{date}/{VARIANT}/").json()
+    board_names = [row["player"] for row in board["results"]]
+    assert placeholder in board_names and former not in board_names
+
+    data = download(anon, date).content
+    assert former.encode() not in data and placeholder.encode() in data
+    rows = [json.loads(line) for line in data.splitlines()[1:]]
+    assert [r["player"] for r in rows] == board_names  # exactly as the board
+    assert verify_day(data, tmp_path).returncode == 0
+    entry = entry_of(anon, date)["results"]
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest() != first.sha256
+    (earlier,) = entry["earlier"]
+    assert earlier["sha256"] == first.sha256 and earlier["reason"] == "deleted"
+    assert earlier["built_at"] == first.built_at.isoformat()
+    assert DayResults.objects.get(daily=daily).reissue == ""
+
+
+def test_a_reissue_whose_task_was_lost_is_caught_up_by_the_hourly_job(
+    day, anon, django_capture_on_commit_callbacks
+):
+    """The deletion marks the file due with the change; its build queued after
+    the commit is lost here (the callbacks never run, as with a broker down):
+    the hourly after-the-day job builds it."""
+    daily, date = day["daily"], day["date"]
+    winner = day["players"][0]
+    former = winner.get("/api/auth/me/").json()["username"]
+    with django_capture_on_commit_callbacks(execute=True):
+        attempts_close_stale()
+    first = day_results_build(daily_id=daily.pk)
+    assert first is not None
+    with django_capture_on_commit_callbacks(execute=False):
+        delete_account(winner)
+    due = DayResults.objects.get(daily=daily)
+    assert due.sha256 == first.sha256 and due.reissue.startswith("deleted:")
+    assert former.encode() in download(anon, date).content  # not re-issued yet
+
+    after_the_day()  # beat, hourly (CELERY_EAGER in the tests: in process)
+    assert former.encode() not in download(anon, date).content
+    assert DayResults.objects.get(daily=daily).reissue == ""
 
 
 def test_the_download_is_refused_while_the_day_runs_even_to_its_winner(make_player, anon):

@@ -76,6 +76,12 @@ def sign_up(name: str, password: str) -> Client:
     return client
 
 
+def put_email(client: Client, email: Any, password: str = "correct horse battery") -> Any:
+    """``PUT /api/auth/email/`` as the settings send it: the address and the
+    current password (issue 37)."""
+    return client.put("/api/auth/email/", {"email": email, "password": password}, format="json")
+
+
 class Client(APIClient):
     """A browser-like API client: JSON bodies, CSRF header from the cookie."""
 

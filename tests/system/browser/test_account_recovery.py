@@ -131,6 +131,13 @@ def test_the_settings_keep_the_account(new_page, mail_server):
     elsewhere.wait_for_url(at("/"))
 
     page.click("#settings-open")
+    page.fill("#set-email", email)
+    page.click("#set-email-save")  # without the current password (issue 37): refused
+    page.wait_for_selector("#account-settings-status:has-text('password')")
+    page.fill("#set-old-password", "wrong password")
+    page.click("#set-email-save")
+    page.wait_for_selector("#account-settings-status:has-text('not right')")
+    page.fill("#set-old-password", PASSWORD)
     page.fill("#set-email", "not an address")
     page.click("#set-email-save")
     page.wait_for_selector("#account-settings-status:has-text('not an email')")
@@ -163,3 +170,59 @@ def test_the_settings_keep_the_account(new_page, mail_server):
     page.click("#signout-everywhere")
     page.wait_for_selector("#signin-link")
     assert api(page, "GET", "/api/auth/me/")["authenticated"] is False
+
+
+def test_it_wasnt_me_secures_the_account_from_the_notice(new_page, mail_server):
+    """Issue 37: an intruder who knew the password moves the email elsewhere;
+    the owner's address gets a notice; its link opens a page whose button puts
+    the address back, signs every browser out, and leads to choosing a new
+    password, which then signs in."""
+    _, mailbox = mail_server
+    name, email = f"max{secrets.token_hex(3)}", f"max{secrets.token_hex(3)}@example.org"
+    page = new_page()
+    page.goto("/signup/")
+    page.fill("#username", name)
+    page.fill("#password", PASSWORD)
+    page.fill("#email", email)
+    page.click("#auth-submit")
+    page.wait_for_url(at("/"))
+    follow(page, mailbox.wait_for(email))
+    page.wait_for_selector(f"#verify-status:has-text('{email}')")
+
+    intruder = new_page()
+    intruder.goto("/login/")
+    intruder.fill("#username", name)
+    intruder.fill("#password", PASSWORD)
+    intruder.click("#auth-submit")
+    intruder.wait_for_url(at("/"))
+    assert "new sign-in" in str(mailbox.wait_for(email, count=2)["Subject"]).lower()
+    moved = api(
+        intruder, "PUT", "/api/auth/email/", {"email": "eve@evil.example", "password": PASSWORD}
+    )
+    assert moved["email"] == "eve@evil.example"
+    notice = mailbox.wait_for(email, count=3)
+
+    owner = new_page(width=360, height=640)
+    follow(owner, notice)
+    owner.wait_for_selector("#secure-submit")
+    screenshot(owner, "account-secure")
+    owner.click("#secure-submit")
+    owner.wait_for_url(at("/account/reset/"))
+    owner.fill("#new-password", NEW_PASSWORD)
+    owner.click("#reset-confirm-submit")
+    owner.wait_for_selector("#reset-signin:not([hidden])")
+    assert api(intruder, "GET", "/api/auth/me/")["authenticated"] is False
+
+    owner.click("#reset-signin a")
+    owner.wait_for_url(at("/login/"))
+    owner.fill("#username", name)
+    owner.fill("#password", NEW_PASSWORD)
+    owner.click("#auth-submit")
+    owner.wait_for_url(at("/"))
+    me = api(owner, "GET", "/api/auth/me/")
+    assert (me["username"], me["email"], me["email_verified"]) == (name, email, True)
+
+    # The link works once: the page says so.
+    follow(owner, notice)
+    owner.click("#secure-submit")
+    owner.wait_for_selector("#account-error:has-text('used already')")

@@ -12,7 +12,7 @@ from django.contrib.auth.tokens import default_token_generator
 
 from accounts.models import User
 from accounts.tokens import reset_uid
-from tests.support.api import Client, assert_error, sign_up, throttle_rates
+from tests.support.api import Client, assert_error, put_email, sign_up, throttle_rates
 from tests.support.smtp import Mailbox, link, link_query, smtp_server  # noqa: F401 (smtp fixture)
 
 PASSWORD = "correct horse battery"
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # mails go after the commi
 
 def with_verified_email(name: str, email: str, smtp: Mailbox) -> Client:
     client = sign_up(name, PASSWORD)
-    client.put("/api/auth/email/", {"email": email}, format="json")
+    put_email(client, email)
     token = link_query(smtp.wait_for(email))["token"]
     assert client.send("/api/auth/email/verify/", {"token": token}).status_code == 200
     return client
@@ -137,7 +137,7 @@ def test_the_answer_is_the_same_whatever_exists(smtp: Mailbox):
 
 def test_an_unverified_email_receives_no_reset(smtp: Mailbox):
     client = sign_up("jon", PASSWORD)
-    client.put("/api/auth/email/", {"email": "jon@example.org"}, format="json")
+    put_email(client, "jon@example.org")
     smtp.wait_for("jon@example.org")  # the verification link, not followed
     assert Client().send(RESET, {"email": "jon@example.org"}).status_code == 202
     assert Client().send(RESET, {"username": "jon"}).status_code == 202

@@ -39,6 +39,8 @@ async function confirmReset(form) {
 }
 
 function onSubmit(form, action) {
+  // Its first field, or its button where it has none (the secure form).
+  const first = () => form.querySelector("input") || form.querySelector("button[type=submit]");
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     error.textContent = "";
@@ -49,11 +51,12 @@ function onSubmit(form, action) {
       await action(form);
     } catch (err) {
       error.textContent = err.message;
+      submit.disabled = false;
     } finally {
-      if (!form.querySelector("input").disabled) submit.disabled = false;
+      if (form.querySelector("input") && !first().disabled) submit.disabled = false;
     }
   });
-  form.querySelector("input").focus();
+  first().focus();
 }
 
 async function verify() {
@@ -69,6 +72,15 @@ async function verify() {
   }
 }
 
+// A notice's "this wasn't me" link (issue 37): secure the account, then choose
+// the new password on the reset page with the reset the answer carries.
+async function secure() {
+  const done = await post("/api/auth/secure/", { token: query.get("token") || "" });
+  const next = new URLSearchParams({ uid: done.uid, token: done.token });
+  location.replace(`/account/reset/?${next}`);
+}
+
+if ($("secure-form")) onSubmit($("secure-form"), secure);
 if ($("reset-request-form")) onSubmit($("reset-request-form"), requestReset);
 if ($("reset-confirm-form")) onSubmit($("reset-confirm-form"), confirmReset);
 if ($("verify-panel")) verify();

@@ -1,8 +1,8 @@
 // The account's part of the settings dialog (issue 28), signed in only: the
 // email (set, change, remove; confirmed by the link mailed to it, which "Send the
-// link again" mails anew), the password
-// changed (this browser stays signed in, the others are signed out), and sign
-// out everywhere. What the account holds comes from GET /api/auth/me/.
+// link again" mails anew), the password changed (this browser stays signed in,
+// the others are signed out) — both with the current password (issue 37) — and
+// sign out everywhere. What the account holds comes from GET /api/auth/me/.
 
 import { get, post, api } from "./api.js";
 import { fmt } from "./i18n.js";
@@ -39,7 +39,9 @@ if (section) {
 
   $("set-email-save").addEventListener("click", () =>
     run(async () => {
-      const me = await api("/api/auth/email/", { method: "PUT", body: { email: $("set-email").value.trim() } });
+      const body = { email: $("set-email").value.trim(), password: $("set-old-password").value };
+      const me = await api("/api/auth/email/", { method: "PUT", body });
+      $("set-old-password").value = "";
       showEmail(me);
       return me.email ? gettext("Saved. Open the link we mailed to confirm it.") : gettext("The email is removed.");
     }),

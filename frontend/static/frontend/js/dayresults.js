@@ -20,6 +20,25 @@ function builtAt(iso) {
   return Number.isNaN(when.getTime()) ? iso : when.toLocaleString(document.documentElement.lang || undefined, { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
 }
 
+/** The files this one replaced (issue 37): when and why each was re-issued,
+ *  and its hash, so a hash noted before still says which file it was. */
+function reissued(earlier) {
+  if (!earlier || !earlier.length) return "";
+  const why = {
+    deleted: gettext("a player on the board deleted their account: the file names them as the board does"),
+    changed: gettext("a result on the board changed"),
+  };
+  const items = earlier
+    .slice()
+    .reverse()
+    .map(
+      (e) => `<li><span class="reissued-when">${escapeHtml(fmt(gettext("Re-issued %(when)s: %(why)s."), { when: builtAt(e.replaced_at), why: why[e.reason] || why.changed }))}</span>
+        <span class="muted small">${escapeHtml(gettext("Earlier SHA-256:"))} <code class="day-results-earlier">${escapeHtml(e.sha256)}</code></span></li>`,
+    )
+    .join("");
+  return `<div class="day-results-reissued"><p class="small"><strong>${escapeHtml(gettext("This file was re-issued."))}</strong></p><ul class="small">${items}</ul></div>`;
+}
+
 /** The block for one revealed deal `deal` (the i-th of the page); `commandBlock`
  *  is the day page's own rendering of a command with its copy button. */
 export function dayResultsBlock(deal, i, commandBlock) {
@@ -42,6 +61,7 @@ export function dayResultsBlock(deal, i, commandBlock) {
       <div class="wide"><dt>${escapeHtml(gettext("SHA-256 of the file"))}</dt><dd><code class="day-results-sha" id="results-sha-${i}">${escapeHtml(results.sha256)}</code> ${copyButton(`results-sha-${i}`)}</dd></div>
       <div><dt>${escapeHtml(gettext("File built"))}</dt><dd>${escapeHtml(builtAt(results.built_at))}</dd></div>
     </dl>
+    ${reissued(results.earlier)}
     <ol class="check-commands">
       <li><p>${escapeHtml(gettext("Check that the file is the one published: this must print the SHA-256 above."))}</p>
         ${commandBlock(`cmd-results-hash-${i}`, `sha256sum ${file}`)}</li>
