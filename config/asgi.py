@@ -3,6 +3,7 @@
 own origin, with the session's user in the scope."""
 
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import django
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIHandler
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.middleware.csrf import CsrfViewMiddleware
@@ -176,6 +178,11 @@ class Handshake(HttpRequest):
     def __init__(self, scope: Scope) -> None:
         super().__init__()
         self.tls = scope.get("scheme") == "wss"
+        # Where the Host header is missing, as Django's ASGIRequest: the server's
+        # address, which ALLOWED_HOSTS must take (without it get_host() failed
+        # with a KeyError: a traceback, not a refusal).
+        server = scope.get("server") or ("unknown", "0")
+        self.META["SERVER_NAME"], self.META["SERVER_PORT"] = server[0], str(server[1])
         for name, value in scope.get("headers", []):
             key = "HTTP_" + name.decode("latin-1").upper().replace("-", "_")
             text = value.decode("latin-1")
@@ -195,6 +202,14 @@ def allowed_origin(scope: Scope) -> bool:
     ``http://localhost:9999`` passed for a site on :8000 (issue 25)."""
     request = Handshake(scope)
     if not request.META.get("HTTP_ORIGIN"):
+        return False
+    try:
+        # A Host we do not serve is refused as over HTTP, and logged as there (one
+        # warning line, kit/logs.py); Django's origin check alone would let a
+        # trusted origin through with any Host.
+        request.get_host()
+    except DisallowedHost as exc:
+        logging.getLogger("django.security.DisallowedHost").warning(str(exc))
         return False
     # A fresh one each time: it reads CSRF_TRUSTED_ORIGINS once per instance.
     return CsrfViewMiddleware(lambda r: HttpResponse())._origin_verified(request)

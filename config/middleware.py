@@ -1,5 +1,6 @@
 """Request middleware: an id and an access log line per request; refuse bodies
-over 64 KiB (413, PRODUCT.md); time each request. And the websockets' one
+over 64 KiB (413, PRODUCT.md); time each request; serve the static files (to the
+hosts of ``ALLOWED_HOSTS`` only). And the websockets' one
 guard: a socket opened while the database or Redis does not answer is closed
 with 4503, "try again later" (``UnavailableSocketGuard``).
 
@@ -91,7 +92,14 @@ class StaticFilesMiddleware(_Middleware):
     """WhiteNoise serving the client's ES modules and CSS (``/static/``), async
     capable: WhiteNoise's own middleware is sync-only, and under daphne one
     sync middleware would move every request through a thread. Files are opened
-    on a worker thread; every other request passes straight through."""
+    on a worker thread; every other request passes straight through.
+
+    A file is served only to a Host in ``ALLOWED_HOSTS``, as every other answer
+    is: Django checks the Host where something asks for it (``CommonMiddleware``,
+    after this one), so a static file went to any Host. ``get_host()`` raises
+    ``DisallowedHost``; Django logs it (one warning line, ``kit/logs.py``) and
+    answers ``handler400``: 400 ``bad_host`` in the error shape
+    (``kit.http.bad_request``, issue 37)."""
 
     def __init__(self, get_response: Handler) -> None:
         super().__init__(get_response)
@@ -112,6 +120,7 @@ class StaticFilesMiddleware(_Middleware):
             return self.__acall__(request)
         static_file = self._static_file(request)
         if static_file is not None:
+            request.get_host()
             return self.whitenoise.serve(static_file, request)
         return self.get_response(request)  # type: ignore[return-value]
 
@@ -119,6 +128,7 @@ class StaticFilesMiddleware(_Middleware):
         if request.path_info.startswith(settings.STATIC_URL):
             static_file = await sync_to_async(self._static_file, thread_sensitive=False)(request)
             if static_file is not None:
+                request.get_host()
                 return await sync_to_async(self.whitenoise.serve, thread_sensitive=False)(
                     static_file, request
                 )

@@ -15,6 +15,7 @@ from config.health import healthz, livez, readyz
 from frontend import urls as frontend_urls
 from kit.api import login_throttled
 
+handler400 = "kit.http.bad_request"
 handler404 = "kit.http.not_found"
 handler500 = "kit.http.server_failure"
 

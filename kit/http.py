@@ -7,7 +7,8 @@ through :func:`describe_error`, and raise :class:`ApiError`, an HTTP error, for
 what only a door can refuse (a malformed request, a frame, a socket over its caps).
 
 This module turns every exception DRF sees, CSRF failures, and Django's own
-404/500 on API paths into that shape. It imports no app.
+400/404/500 on API paths (a Host not served: on every path) into that shape. It
+imports no app.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import DisallowedHost, PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found, server_error
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -229,6 +231,21 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400 (``handler400``): a request it takes as suspicious. A Host
+    not in ``ALLOWED_HOSTS`` is answered in the error shape on every path, pages
+    and static files too (``config.middleware.StaticFilesMiddleware`` checks it
+    before serving a file): nothing of ours answers for another host, and a
+    client — a page or a script — reads why as from any other 4xx (issue 37).
+    Django has logged it already (one warning line: ``kit/logs.py``)."""
+    if isinstance(exception, DisallowedHost):
+        message = "The Host header names a host this server does not answer for."
+        return JsonResponse(error_body("bad_host", message), status=400)
+    if _is_api(request):
+        return JsonResponse(error_body("bad_request", "The request is malformed."), status=400)
+    return django_bad_request(request, exception)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -3,24 +3,12 @@ as attempts on that deal finish (protocol: ``games/websocket.md``)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
-from games.engine import MalformedError, parse_variant
 from games.realtime import leaderboard_group
 from kit.api import parse_date
-from kit.http import ApiError
-from kit.sockets import CLOSE_BAD_REQUEST, JsonSocket
+from kit.http import ApiError, describe_error
+from kit.sockets import JsonSocket
 
-
-def _parse_board(date: str, variant: str) -> tuple[dt.date, str]:
-    """The day and variant of a board, read by the validators the REST
-    leaderboard uses (``leaderboard/api.py``): what it refuses, this refuses."""
-    day = parse_date(date)
-    try:
-        variant = parse_variant(variant).id
-    except MalformedError as exc:
-        raise ApiError(400, exc.code, exc.message) from None
-    return day, variant
+from .selectors import leaderboard_variant
 
 
 class LeaderboardConsumer(JsonSocket):
@@ -31,9 +19,17 @@ class LeaderboardConsumer(JsonSocket):
     async def connect(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
         try:
-            day, variant = _parse_board(kwargs["date"], kwargs["variant"])
-        except ApiError as exc:
-            await self.refuse(CLOSE_BAD_REQUEST, exc)
+            # The REST leaderboard's own readers (leaderboard/api.py): what it
+            # refuses, this refuses, in its words and with its status as the close
+            # code (4000 + the status: 4400 a bad date or variant, 4404 a day not begun).
+            day = parse_date(kwargs["date"])
+            variant = leaderboard_variant(date=day, variant=kwargs["variant"])
+        except Exception as exc:
+            described = describe_error(exc)
+            if described is None:
+                raise
+            status, body, _ = described
+            await self.refuse(4000 + status, ApiError(status, **body["error"]))
             return
         if not await self.take_slots():
             return

@@ -66,12 +66,24 @@ def result_json(attempt: Attempt, *, show_replay: bool) -> dict[str, Any]:
     }
 
 
-def leaderboard_for_day(
-    *, date: dt.date, variant: str, viewer: Viewer, page: int = 1
-) -> dict[str, Any]:
+def leaderboard_variant(*, date: dt.date, variant: str) -> str:
+    """The id of ``variant`` (``"sh1-c4"`` → ``"SH1-C4"``) when its board of
+    ``date`` may be read; refused otherwise: a variant the engine does not know
+    (malformed: ``bad_variant``, ``bad_code``), a day not begun (``no_daily``: no
+    daily is dealt before its day). A day begun that has no daily is an empty
+    board, not a refusal. Both doors to a board ask this — the REST leaderboard
+    and its socket (``leaderboard/consumers.py``) — so one refuses what the other
+    does (issue 37: the socket subscribed to 9999-12-31, which REST answers 404)."""
     variant = parse_variant(variant).id
     if date > utc_today():
         raise NotFound("no_daily", f"There is no daily deal for {date} yet.")
+    return variant
+
+
+def leaderboard_for_day(
+    *, date: dt.date, variant: str, viewer: Viewer, page: int = 1
+) -> dict[str, Any]:
+    variant = leaderboard_variant(date=date, variant=variant)
     daily = DailyDeal.objects.filter(date=date, variant=variant).first()
     base = {"date": date.isoformat(), "variant": variant, "page": page, "page_size": PAGE_SIZE}
     attempts = ranked_attempts(daily=daily) if daily else Attempt.objects.none()

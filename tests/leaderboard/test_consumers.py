@@ -180,7 +180,6 @@ async def test_finished_ranked_attempts_reach_that_boards_subscribers_only(make_
         await subscribe(sockets, today, "SH1-C1"),
         await subscribe(sockets, today, "EH1-N"),
         await subscribe(sockets, today - dt.timedelta(days=1), "SH1-C4"),
-        await subscribe(sockets, today + dt.timedelta(days=1), "SH1-C4"),
     ]
 
     # Alice plays a few moves (nothing for the board), then resigns over HTTP.
