@@ -506,6 +506,7 @@ def privacy(request: HttpRequest) -> HttpResponse:
         address_days=settings.ADDRESS_RETENTION_DAYS,
         guest_days=settings.GUEST_IDLE_DAYS,
         link_days=settings.FAIRPLAY_LINK_DAYS,
+        held_days=settings.DELETED_NAME_HOLD_DAYS,
     )
 
 

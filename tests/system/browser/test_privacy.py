@@ -31,6 +31,8 @@ def test_every_page_links_the_privacy_page_which_says_how_long(new_page):
     assert "90 days after the game started" in text  # ADDRESS_RETENTION_DAYS, as set
     assert "never holds your full network address" in text  # the logs (issue 28)
     assert "Download my data" in text and "Delete my account" in text
+    assert "held for 365 days" in text  # DELETED_NAME_HOLD_DAYS (issue 37)
+    assert "issued again with the placeholder" in text
     assert page.locator("#privacy-link").get_attribute("aria-current") == "page"
     screenshot(page, "privacy-page")
     # Signed out, the settings dialog links it too (the game pages show no footer).
