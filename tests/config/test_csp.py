@@ -105,6 +105,7 @@ def test_every_page_has_the_policy_and_nothing_it_blocks(make_player, django_use
         "offline": "/offline/",
         "password-reset": "/account/reset/?uid=MQ&token=x",
         "email-verify": "/account/verify/?token=x",
+        "account-secure": "/account/secure/?token=x",
         "reminders-off": "/account/reminders/off/?token=x",
         "privacy": "/privacy/",
         "result": f"/r/{finished(user_of(player), daily_of(days_ago=1)).pk}/",

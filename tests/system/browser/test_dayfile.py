@@ -110,6 +110,41 @@ def test_a_closed_days_page_offers_its_results_file_and_the_command_passes(
     phone.wait_for_selector("#day-deals[aria-busy=false]")
     assert phone.evaluate("() => document.documentElement.scrollWidth") <= 375
 
+    # A player on the board deletes their account (issue 37): the file is
+    # re-issued naming them as the board does; the page says so, and when, and
+    # lists the earlier hash.
+    former = built["players"][0]
+    reissued = server.python(
+        f"""
+from accounts.models import User
+from accounts.privacy import account_anonymise
+from games.models import DayResults
+gone = account_anonymise(user=User.objects.get(username={former!r}))
+file = DayResults.objects.get(daily__date__lt=gone.date_joined.date(), sha256__isnull=False,
+                              daily__variant="SH1-C4", daily__attempts__player=gone)
+result = {{"sha256": file.sha256, "placeholder": gone.username}}
+"""
+    )
+    assert reissued["sha256"] != built["sha256"]
+    page.goto(f"/daily/{day}/")
+    page.wait_for_selector("#day-deals[aria-busy=false]")
+    block = page.locator('.day-deal[data-variant="SH1-C4"] .day-results')
+    assert block.locator(".day-results-sha").inner_text().strip() == reissued["sha256"]
+    note = block.locator(".day-results-reissued").inner_text()
+    assert "This file was re-issued." in note and "deleted their account" in note
+    assert block.locator(".day-results-earlier").inner_text().strip() == built["sha256"]
+    with page.expect_download() as saved:
+        block.locator("a.day-results-download").click()
+    saved.value.save_as(path)
+    data = path.read_bytes()
+    assert former.encode() not in data and reissued["placeholder"].encode() in data
+    assert hashlib.sha256(data).hexdigest() == reissued["sha256"]
+    assert verify_day_command(path).returncode == 0
+    screenshot(page, "daily-recheck-reissued")
+    phone.goto(f"/daily/{day}/")
+    phone.wait_for_selector(".day-results-reissued")
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= 375
+
     # Today's page, its day running: no results block, no hash of a file.
     page.goto(f"/daily/{dt.datetime.now(dt.UTC).date().isoformat()}/")
     page.wait_for_selector("#day-deals[aria-busy=false]")
