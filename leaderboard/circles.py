@@ -26,7 +26,7 @@ from games.ranking import RANKING, counted, ranked_attempts
 from games.selectors import Viewer, viewer_won_daily
 from kit.errors import Invalid, NotFound
 
-from .selectors import PAGE_SIZE, _closed_reason, result_json
+from .selectors import PAGE_SIZE, _closed_reason, leaderboard_variant, result_json
 
 
 def _global_ranks(daily: DailyDeal, player_ids: list[int]) -> list[tuple[int, int]]:
@@ -79,9 +79,7 @@ def circle_of(
 def filtered_board(
     *, date: dt.date, variant: str, viewer: Viewer, club: str | None, following: bool, page: int
 ) -> dict[str, Any]:
-    variant = parse_variant(variant).id
-    if date > utc_today():
-        raise NotFound("no_daily", f"There is no daily deal for {date} yet.")
+    variant = leaderboard_variant(date=date, variant=variant)
     circle, players = circle_of(viewer=viewer, club=club, following=following)
     daily = DailyDeal.objects.filter(date=date, variant=variant).first()
     rows = filtered_rows(daily, players) if daily else []
