@@ -92,7 +92,12 @@ def count_attempt(request: HttpRequest, username: str) -> None:
 
 def hashes_password(request: HttpRequest) -> bool:
     """A request that may compute a password hash: a POST to a sign-in or
-    sign-up form (the API's and the admin's), a password changed or reset."""
+    sign-up form (the API's and the admin's), a password changed or reset; the
+    email changed (issue 37) and the account deleted, each with the password."""
+    if request.method == "PUT":
+        return request.path_info == "/api/auth/email/"
+    if request.method == "DELETE":
+        return request.path_info == "/api/auth/account/"
     if request.method != "POST":
         return False
     return request.path_info in (

@@ -14,7 +14,9 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
 from django.contrib.auth.hashers import MD5PasswordHasher
+from django.test import RequestFactory
 
+from accounts.signin import hashes_password
 from tests.support.api import Client, assert_error, throttle_rates
 
 LOGIN = "/api/auth/login/"
@@ -218,3 +220,19 @@ async def test_a_sign_in_hashing_holds_no_other_request(settings, make_player):
     finally:
         BlockingHasher.release.set()
     assert (await held)["status"] == 200
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "hashes"),
+    [
+        ("POST", "/api/auth/login/", True),
+        ("PUT", "/api/auth/email/", True),  # with the current password (issue 37)
+        ("DELETE", "/api/auth/account/", True),  # likewise
+        ("GET", "/api/auth/email/", False),
+        ("PUT", "/api/auth/settings/", False),
+        ("DELETE", "/api/reminders/push/", False),
+    ],
+)
+def test_every_door_that_checks_a_password_hashes_on_the_hashing_threads(method, path, hashes):
+    request = RequestFactory().generic(method, path)
+    assert hashes_password(request) is hashes
