@@ -4,7 +4,9 @@ Its configuration is the ``CELERY_*`` settings (``config/settings.py``), the bea
 schedule included; tasks live in each app's ``tasks.py``. Logging is Django's
 (``settings.LOGGING``: JSON lines, ``kit/logs.py``), not Celery's own, and
 each task's lines carry its name, id, the attempt it is about and the id of the
-request that queued it.
+request that queued it. So Celery's lines pass ``kit.logs.mask_addresses`` as
+every other does — a message the worker cannot run is logged whole, its
+arguments included — and what a task prints is a log line too.
 """
 
 import inspect
@@ -28,9 +30,17 @@ app.autodiscover_tasks()
 @signals.celeryd_init.connect  # the worker, before its first warnings
 @signals.setup_logging.connect  # the worker and beat: Celery then leaves the loggers alone
 def _logging(**kwargs: Any) -> None:
-    """The worker's and beat's lines are the same JSON as daphne's, warnings too."""
-    logging.captureWarnings(True)
+    """The worker's and beat's lines are the same JSON as daphne's, warnings too
+    (``kit.logs.formatter`` takes them into ``logging``)."""
     logging.config.dictConfig(settings.LOGGING)
+
+
+@signals.celeryd_after_setup.connect
+def _prints_logged(**_: Any) -> None:
+    """What a task prints is a log line of the worker (WARNING, ``celery.redirected``),
+    masked as any: Celery redirects stdout and stderr itself only where it set
+    logging up itself (``worker_redirect_stdouts``)."""
+    app.log.redirect_stdouts("WARNING")
 
 
 REQUEST_HEADER = "log_request_id"

@@ -2,7 +2,7 @@
 started as plain processes on this machine.
 
     python -m deploy.stack [--daphnes 2] [--port 8000] [--database patience_stack]
-                           [--fresh] [--drop] [--pgbouncer]     # or: make stack
+                           [--fresh] [--drop] [--pgbouncer] [--nginx 8080]   # or: make stack
 
 - **PostgreSQL**: the server at ``postgres@127.0.0.1:5432`` (started with Debian's
   ``pg_ctlcluster`` if it does not answer); the service gets a database of its own,
@@ -19,13 +19,20 @@ started as plain processes on this machine.
 ``pgbouncer`` of the stack's own in transaction pooling (``PGBOUNCER=1``), as
 compose and Kubernetes run them; the migrations go straight to PostgreSQL.
 
-There is no proxy in front: each daphne is a whole server, and clients may use
-any of them (websocket groups span the processes through Redis). As compose's
+``--nginx PORT``: **nginx** in front of the daphnes on that port, as compose
+runs it — its server block is ``deploy/nginx.conf``'s (the masked access log, the
+body limit, the proxying), its error log read through ``deploy/nginx-mask.sed``
+(no full client address, docs/operations.md "Log retention"), and the daphnes
+believe its ``X-Forwarded-For`` (``--proxy-headers``, ``NUM_PROXIES=1``). Without
+it there is no proxy in front: each daphne is a whole server, and clients may
+use any of them (websocket groups span the processes through Redis); with it
+they still may. As compose's
 ``restart: unless-stopped``, a process that exits is started again (same port,
 same arguments) after a back-off — 1 s, doubling up to 30 s, back to 1 s once it
 has stayed up 30 s — and each exit and restart is printed. It runs until Ctrl-C
 or SIGTERM, then stops every process it started (``--drop`` also drops the
-database). Logs are in a temporary directory printed at start.
+database). Logs are in a temporary directory printed at start; what the stack
+prints itself passes ``kit.logs.mask_text`` as every process's lines do.
 
 The fault tests and ``bench/ws_load.py`` use :class:`Stack` directly — without
 the restarts, which only ``main`` does (``Stack.supervise``), so a test that
@@ -42,6 +49,7 @@ import argparse
 import contextlib
 import http.client
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -58,6 +66,8 @@ from typing import Any
 
 import psycopg
 import redis
+
+from kit.logs import mask_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DAPHNE = str(Path(sys.executable).parent / "daphne")  # the venv running this
@@ -163,13 +173,20 @@ def collect_static(env: dict[str, str]) -> None:
 
 
 def start_daphne(
-    port: int, env: dict[str, str], log: Path, app: str = "config.asgi:application"
+    port: int,
+    env: dict[str, str],
+    log: Path,
+    app: str = "config.asgi:application",
+    *,
+    proxied: bool = False,
 ) -> subprocess.Popen[bytes]:
     """One daphne serving ``app`` on 127.0.0.1:``port`` with ``env``, its output
-    appended to ``log``."""
+    appended to ``log``. ``proxied``: behind nginx, whose ``X-Forwarded-For`` names
+    the client (``--proxy-headers``, as compose runs it)."""
+    proxy = ["--proxy-headers"] if proxied else []
     with log.open("ab") as out:
         return subprocess.Popen(
-            [DAPHNE, *DAPHNE_QUIET, "-b", "127.0.0.1", "-p", str(port), app],
+            [DAPHNE, *DAPHNE_QUIET, *proxy, "-b", "127.0.0.1", "-p", str(port), app],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -297,6 +314,87 @@ def start_pgbouncer(
     return process
 
 
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+NGINX_SITE = ROOT / "deploy" / "nginx.conf"
+NGINX_MASK = ROOT / "deploy" / "nginx-mask.sed"
+NGINX_SITE_EDITS = (
+    # Docker's DNS, which re-resolves ``web`` as it scales: here the ports are known.
+    (r"^resolver .*;\n", None),
+    (r"^upstream web \{[^}]*\}\n", "upstream"),
+    (r"\blisten 80;", "listen"),
+    (r"\baccess_log /var/log/nginx/access\.log masked;", "access_log"),
+)
+"""What of ``deploy/nginx.conf`` is compose's own: each found exactly once, or the
+stack refuses to start rather than run a proxy unlike compose's."""
+
+
+def nginx_config(port: int, upstreams: list[int], files: Path, access_log: Path) -> str:
+    """A whole ``nginx.conf`` for nginx on 127.0.0.1:``port`` in front of the daphnes
+    on ``upstreams``: ``deploy/nginx.conf``'s server (one source of its masked
+    access log format, written to ``access_log``) in the main context the compose
+    image gives it (error log to stderr at ``notice``), with its files in ``files``."""
+    given = {
+        "upstream": "upstream web {\n"
+        + "".join(f"    server 127.0.0.1:{p};\n" for p in upstreams)
+        + "}\n",
+        "listen": f"listen 127.0.0.1:{port};",
+        "access_log": f"access_log {access_log} masked;",
+    }
+    site = NGINX_SITE.read_text()
+    for pattern, name in NGINX_SITE_EDITS:
+        site, found = re.subn(pattern, given.get(name or "", ""), site, flags=re.MULTILINE)
+        if found != 1:
+            raise RuntimeError(f"{NGINX_SITE} has {found} of {pattern!r}, not one")
+    temp = "\n".join(
+        f"    {kind}_temp_path {files / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    # Run as root, nginx's workers would be ``nobody``, who cannot enter ``files``.
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return (
+        f"daemon off;\nworker_processes 1;\npid {files / 'nginx.pid'};\n{user}"
+        "error_log stderr notice;\n"
+        "events {\n    worker_connections 1024;\n}\n"
+        f"http {{\n{temp}\n{site}}}\n"
+    )
+
+
+def start_nginx(
+    port: int, upstreams: list[int], files: Path, *, access_log: Path, error_log: Path
+) -> tuple[subprocess.Popen[bytes], subprocess.Popen[bytes]]:
+    """nginx on 127.0.0.1:``port`` in front of the daphnes on ``upstreams``
+    (``nginx_config``), listening when this returns; its stderr — the error log,
+    which names clients — through ``deploy/nginx-mask.sed`` into ``error_log``, as
+    compose runs it. Returns nginx and the sed reading it (which ends when nginx does)."""
+    files.mkdir(parents=True, exist_ok=True)
+    conf = files / "nginx.conf"
+    conf.write_text(nginx_config(port, upstreams, files, access_log))
+    with error_log.open("ab") as out:
+        mask = subprocess.Popen(
+            ["sed", "-u", "-E", "-f", str(NGINX_MASK)],
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    assert mask.stdin is not None
+    try:
+        nginx = subprocess.Popen(
+            [NGINX, "-e", "stderr", "-p", str(files), "-c", str(conf)],
+            cwd=ROOT,
+            stdout=mask.stdin,
+            stderr=mask.stdin,
+        )
+    finally:
+        mask.stdin.close()  # nginx holds the pipe: sed ends when nginx does
+    try:
+        wait_for_port("127.0.0.1", port, nginx, "nginx")
+    except BaseException:
+        kill(nginx)
+        mask.wait(timeout=10)
+        raise
+    return nginx, mask
+
+
 def start_worker(
     env: dict[str, str], log: Path, *options: str, own_group: bool = False
 ) -> subprocess.Popen[bytes]:
@@ -381,7 +479,8 @@ class Restarts:
 
 
 class Stack:
-    """PostgreSQL database, own Redis, N daphnes, a Celery worker and beat.
+    """PostgreSQL database, own Redis, N daphnes, a Celery worker and beat; nginx
+    in front if ``nginx`` (on ``nginx_port``, else a free one).
 
     Use as a context manager (everything is stopped on exit, the database
     dropped if ``drop``). ``env`` is the environment every process got; pass
@@ -401,6 +500,8 @@ class Stack:
         extra: dict[str, str] | None = None,
         logs: Path | None = None,
         pgbouncer: bool = False,
+        nginx: bool = False,
+        nginx_port: int | None = None,
     ) -> None:
         self.database = database
         self.fresh, self.drop, self.prepare = fresh, drop, prepare
@@ -417,8 +518,14 @@ class Stack:
         # The environment's secrets when it has them: ``make stack`` keeps its
         # sessions and daily deals across restarts.
         kept = {k: os.environ[k] for k in ("SECRET_KEY", "DAILY_DEAL_SECRET") if os.environ.get(k)}
+        # Behind nginx, its X-Forwarded-For (and request id) are believed, as in compose.
+        proxies = {"NUM_PROXIES": "1"} if nginx else {}
         self.env = server_env(
-            self.database_url, self.redis_url, **kept, CELERY_EAGER="0", **(extra or {})
+            self.database_url,
+            self.redis_url,
+            **kept,
+            CELERY_EAGER="0",
+            **{**proxies, **(extra or {})},
         )
         # ``pgbouncer``: the servers reach the database through a PgBouncer of the
         # stack's own, as compose and Kubernetes run them; migrations go straight.
@@ -427,7 +534,10 @@ class Stack:
         if self.pgbouncer_port is not None:
             bounced = f"postgres://postgres@127.0.0.1:{self.pgbouncer_port}/{database}"
             self.env = {**self.env, "DATABASE_URL": bounced, "PGBOUNCER": "1"}
+        self.nginx_port = (nginx_port or free_port()) if nginx else None
         self.pgbouncer: subprocess.Popen[bytes] | None = None
+        self.nginx: subprocess.Popen[bytes] | None = None
+        self.nginx_mask: subprocess.Popen[bytes] | None = None
         self.redis: subprocess.Popen[bytes] | None = None
         self.daphnes: list[subprocess.Popen[bytes] | None] = [None] * daphnes
         self.worker: subprocess.Popen[bytes] | None = None
@@ -456,14 +566,17 @@ class Stack:
                 self.start_worker()
             if self.with_beat:
                 self.start_beat()
+            if self.nginx_port is not None:
+                self.start_nginx()
         except BaseException:
             self.close()
             raise
         return self
 
     def close(self) -> None:
-        processes = [self.worker, self.beat, *self.daphnes]
+        processes = [self.nginx, self.worker, self.beat, *self.daphnes]
         stop([p for p in processes if p is not None])
+        self.stop_nginx_mask()
         for service in (self.pgbouncer, self.redis):
             if service is not None:
                 stop([service])
@@ -524,7 +637,7 @@ class Stack:
     def start_daphne(self, n: int, *, wait: bool = True) -> None:
         """Daphne ``n`` (from 0) on its port; ``wait``: until it answers."""
         log = self.logs / f"daphne{n + 1}.log"
-        process = start_daphne(self.ports[n], self.env, log)
+        process = start_daphne(self.ports[n], self.env, log, proxied=self.nginx_port is not None)
         self.daphnes[n] = process
         if wait:
             wait_until_up(self.ports[n], process, log)
@@ -535,6 +648,29 @@ class Stack:
         if process is not None:
             kill(process)
             self.daphnes[n] = None
+
+    def start_nginx(self) -> None:
+        """nginx in front of every daphne: access lines to ``nginx-access.log``, its
+        error log, masked, to ``nginx-error.log``."""
+        assert self.nginx_port is not None
+        self.stop_nginx_mask()
+        self.nginx, self.nginx_mask = start_nginx(
+            self.nginx_port,
+            self.ports,
+            self.logs / "nginx",
+            access_log=self.logs / "nginx-access.log",
+            error_log=self.logs / "nginx-error.log",
+        )
+
+    def stop_nginx_mask(self) -> None:
+        """Once nginx has stopped: its sed writes the last lines and ends (killed
+        if a worker of a killed nginx still holds the pipe)."""
+        if self.nginx_mask is not None:
+            try:
+                self.nginx_mask.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                kill(self.nginx_mask)
+            self.nginx_mask = None
 
     def start_worker(self) -> None:
         self.worker = start_worker(self.env, self.logs / "worker.log", "--concurrency", "1")
@@ -560,6 +696,8 @@ class Stack:
             supervised.append(("worker", self.worker, self.start_worker))
         if self.with_beat:
             supervised.append(("beat", self.beat, self.start_beat))
+        if self.nginx_port is not None:
+            supervised.append(("nginx", self.nginx, self.start_nginx))
         return supervised
 
     def supervise(self) -> list[str]:
@@ -608,6 +746,8 @@ class Stack:
         for name, process in (("worker", self.worker), ("beat", self.beat)):
             if process is not None:
                 lines.append(f"{name + ':':<11} {pid(process)}")
+        if self.nginx_port is not None:
+            lines.append(f"nginx:      http://127.0.0.1:{self.nginx_port}/ ({pid(self.nginx)})")
         lines.append(f"logs:       {self.logs}")
         return "\n".join(lines)
 
@@ -626,6 +766,7 @@ def main() -> int:
     parser.add_argument(
         "--pgbouncer", action="store_true", help="the servers through a PgBouncer of its own"
     )
+    parser.add_argument("--nginx", type=int, metavar="PORT", help="nginx in front, on PORT")
     args = parser.parse_args()
     if not 1 <= args.daphnes <= 8:
         parser.error("--daphnes must be 1 to 8")
@@ -639,12 +780,14 @@ def main() -> int:
         fresh=args.fresh,
         drop=args.drop,
         pgbouncer=args.pgbouncer,
+        nginx=args.nginx is not None,
+        nginx_port=args.nginx,
     )
     with contextlib.suppress(KeyboardInterrupt), stack:
-        print(stack.describe(), "\nCtrl-C stops them all.", flush=True)
+        print(mask_text(stack.describe()), "\nCtrl-C stops them all.", flush=True)
         while True:
             for event in stack.supervise():
-                print(f"{time.strftime('%H:%M:%S')} {event}", flush=True)
+                print(mask_text(f"{time.strftime('%H:%M:%S')} {event}"), flush=True)
             time.sleep(0.5)
     return 0
 

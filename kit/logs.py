@@ -20,8 +20,18 @@ traceback included, passes ``mask_addresses`` last: each IP address written in
 it becomes its network — an IPv4 address its /24 (``203.0.113.0/24``), an IPv6
 one its /48 (``2001:db8:1::/48``). Enough to see that lines come from one
 network, never whose device: not an address of a person, and nothing to keep.
-The loopback and unspecified addresses (``127.0.0.1``, ``0.0.0.0``, ``::1``,
-``::``) stay as written: they name where a server listens, never a person.
+Only the exact addresses a server listens on (``LISTENING``: ``127.0.0.1``,
+``0.0.0.0``, ``::1``, ``::``) stay as written, so that an operator reads where a
+daphne listens. Any other address is masked, the rest of the loopback range
+included (issue 37): a client on ``127.0.20.2`` is a client, and daphne's own
+warnings name each connection's (``<WebSocketProtocol client=['127.0.20.0/24',
+43101] …>``), as do Celery's lines of a message it cannot run (its arguments).
+
+Lines that never pass here: Twisted's (daphne runs with ``-v 0``, which sends
+them nowhere), Celery's few plain ones as it stops (``worker: Warm shutdown``:
+no address), and nginx's error log, masked by ``deploy/nginx-mask.sed`` as
+here (docs/operations.md, "Log retention"). Python's warnings are taken into
+``logging`` (``formatter``), so they pass here too.
 """
 
 from __future__ import annotations
@@ -60,6 +70,8 @@ _CANDIDATE = re.compile(
 )
 IPV4_PREFIX, IPV6_PREFIX = 24, 48
 """What a masked address keeps: its /24, its /48 (issue 28)."""
+LISTENING = frozenset(ipaddress.ip_address(a) for a in ("127.0.0.1", "0.0.0.0", "::1", "::"))
+"""The addresses left as written: where a server listens, no one's (issue 37)."""
 
 
 def _masked(found: re.Match[str]) -> str:
@@ -70,8 +82,8 @@ def _masked(found: re.Match[str]) -> str:
         return text  # a clock, a ratio, a version: not an address
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         address = address.ipv4_mapped
-    if address.is_loopback or address.is_unspecified:
-        return text  # this machine, or every address: where a server listens, no one's
+    if address in LISTENING:
+        return text  # where a server listens; another loopback address may be a client's
     prefix = IPV4_PREFIX if address.version == 4 else IPV6_PREFIX
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
@@ -117,7 +129,12 @@ def formatter(fmt: str, level: str) -> structlog.stdlib.ProcessorFormatter:
     structlog's own lines (``get_logger``: a request's, an action's — two per
     action) are rendered and written straight to stdout, not through
     ``logging``: about the cost of a plain ``logging`` line, where a record
-    through this formatter (made, then copied) costs two to four times that."""
+    through this formatter (made, then copied) costs two to four times that.
+
+    Python's warnings are taken into ``logging`` here too: printed as they are,
+    to stderr, they would pass no masking (a ``ResourceWarning`` names a
+    socket's peer) and be the one line that is not JSON."""
+    logging.captureWarnings(True)
     structlog.configure(
         processors=[*SHARED, _logger_name, *_renderers(fmt)],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level)),
