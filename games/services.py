@@ -17,9 +17,11 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.services import guest_games_expiring
 from games.engine import (
     EngineError,
     Game,
@@ -225,11 +227,61 @@ class Applied:
 
 # --- the action path ------------------------------------------------------------------------
 #
-# Every action runs this, so it is written for its cost (issue 14): the attempt
-# row is locked and read by one prepared statement without its 5 KB state (a
-# process keeps the engine games it played), the log row and the attempt are
-# written by one more (two on SQLite; ``games/store.py``), and the answer is
-# encoded once.
+# Every action runs this, so it is written for its cost (issue 14, issue 38). An
+# action on a game this process played last is checked by the engine against
+# the cached game and written by one compare-and-set statement in autocommit —
+# one round trip (``store.action_swap``); when the row moved meanwhile, or the
+# engine refuses the action (its answer must say the row's truth: a resend, a
+# seq conflict, a game over), it goes the locked way: the attempt row locked and
+# read by one prepared statement without its 5 KB state, the log row and the
+# attempt written by one more (two on SQLite; ``games/store.py``). The answer is
+# encoded once either way.
+
+
+def _swapped(
+    *, attempt_id: int, player: User, seq: int, action: dict[str, Any], origin: str | None
+) -> Applied | None:
+    """Action ``seq`` applied to the game this process committed last, if it has
+    it at that seq and the row has not moved since; None when it does not
+    apply so (the locked way answers then, exactly as it always has)."""
+    entry = store.GAMES.take_entry(attempt_id)
+    if entry is None:
+        return None
+    attempt, game = entry
+    if (
+        attempt.player_id != player.pk
+        or attempt.seq != seq
+        or attempt.finished
+        or (attempt.ranked and attempt.daily and attempt.daily.date < utc_today())
+        or (attempt.sealed and attempt.started_at > timezone.now())
+    ):
+        store.GAMES.put(attempt, game)  # the locked way answers these, from the row
+        return None
+    try:
+        parsed = game.parse_action(action)
+        resolved = game.resolve(parsed)
+    except Exception:
+        store.GAMES.put(attempt, game)  # unchanged; the locked way says why, from the row
+        return None
+    sent = parsed.to_json()
+    was = (attempt.started_at, attempt.seq)
+    game.play(resolved)
+    now = timezone.now()
+    attempt.player = player
+    attempt.seq = seq + 1
+    attempt.score, attempt.moves, attempt.won = game.score, game.moves, game.won
+    attempt.updated_at = now
+    if game.won:
+        _finish(attempt, Attempt.Status.WON, now)
+    resolved_json = resolved.to_json()
+    if not store.action_swap(
+        attempt=attempt, was=was, seq=seq, now=now, game=game, sent=sent, resolved=resolved_json
+    ):
+        return None  # the row moved (another process, a job): the cached game is stale
+    game_text = _announce(attempt, game, origin)
+    if not attempt.finished:
+        store.GAMES.put(attempt, game)
+    return Applied(attempt, False, game_text, sent)
 
 
 def attempt_apply_action(
@@ -240,12 +292,16 @@ def attempt_apply_action(
     action: dict[str, Any],
     origin: str | None = None,
 ) -> Applied:
-    """Apply one action: one transaction, the attempt row locked, ``seq`` checked
-    (PRODUCT.md), the engine asked, the action logged — committed before any
-    answer. A refusal raises an ``ActionRefused`` of its kind and changes
-    nothing. ``origin``: the socket that sent it (a channel name), which gets
+    """Apply one action: ``seq`` checked (PRODUCT.md), the engine asked, the
+    action logged — committed before any answer; by one compare-and-set
+    statement on a game this process has (``_swapped``), else in a transaction
+    with the attempt row locked. A refusal raises an ``ActionRefused`` of its
+    kind and changes nothing. ``origin``: the socket that sent it (a channel name), which gets
     the answer and not the ``state`` event."""
     logs.bind(attempt_id=attempt_id, seq=seq)
+    swapped = _swapped(attempt_id=attempt_id, player=player, seq=seq, action=action, origin=origin)
+    if swapped is not None:
+        return swapped
     sent: dict[str, Any] | None = None
     try:
         with transaction.atomic():
@@ -371,6 +427,39 @@ def attempts_of_guests_delete(*, guest_ids: list[int]) -> int:
     account's are never deleted. Returns how many games went."""
     doomed = Attempt.objects.filter(player_id__in=guest_ids, player__is_guest=True)
     _total, by_model = doomed.delete()
+    return int(by_model.get(Attempt._meta.label, 0))
+
+
+@receiver(guest_games_expiring, dispatch_uid="games.services.attempts_of_guests_expire")
+def attempts_of_guests_expire(
+    sender: Any = None, *, ended_before: dt.datetime, batch: int, **signal: Any
+) -> int:
+    """Delete at most ``batch`` of the guests' practice games that ended before
+    ``ended_before`` (with their action log, reviews and analyses), the guests
+    staying (issue 38; ``accounts.services.guest_games_purge``). Only what no
+    board and no claim waits for: never a daily (a guest's ranked attempt stays
+    until an account claims it or the guest is purged: PRODUCT.md, anti-cheat),
+    a game going on, a race's (``races.models.Racer.attempt``: a race keeps its
+    racers' games) or an account's. The guests are locked first, as a sign-up
+    and the guest purge lock them, then their games in id order, as a claim
+    locks them: a guest that signs up or in meanwhile keeps what it claimed.
+    Returns how many games went."""
+    old = Attempt.objects.filter(
+        ranked=False, daily__isnull=True, finished_at__lt=ended_before, racer__isnull=True
+    ).exclude(status=Attempt.Status.PLAYING)
+    found = list(old.filter(player__is_guest=True).values_list("pk", "player_id")[:batch])
+    if not found:
+        return 0
+    with transaction.atomic():
+        guests = User.objects.select_for_update().filter(
+            pk__in={player for _pk, player in found}, is_guest=True
+        )
+        guest_ids = list(guests.order_by("pk").values_list("pk", flat=True))
+        locked = old.select_for_update(of=("self",)).filter(
+            pk__in=[pk for pk, _player in found], player_id__in=guest_ids
+        )
+        ids = list(locked.order_by("pk").values_list("pk", flat=True))
+        _total, by_model = Attempt.objects.filter(pk__in=ids).delete()
     return int(by_model.get(Attempt._meta.label, 0))
 
 

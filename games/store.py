@@ -2,21 +2,26 @@
 attempt goes through, the action path's prepared SQL, and the cache of the
 engine games this process played.
 
-Every action runs through here, so it is written for its cost (issue 14): the
-attempt row is locked and read by one statement without its 5 KB state (a
-process keeps the engine games it played, see ``GameCache``), the log row and
-the attempt are written by one more (two on SQLite): with ``BEGIN`` and
-``COMMIT``, four round trips to PostgreSQL (issue 26).
+Every action runs through here, so it is written for its cost (issue 14). An
+action on a game this process played last (``GameCache``: the attempt as
+committed and its engine game) is one round trip to PostgreSQL (issue 38,
+``action_swap``): one statement, in autocommit, writes the attempt only if its
+row still says the ``seq``, start and status the cache holds — a compare and
+set — and logs the action only if it did. Any other action takes the lock:
+the attempt row is locked and read by one statement without its 5 KB state
+(read only when the cache has no game), the log row and the attempt written by
+one more (two on SQLite): with ``BEGIN`` and ``COMMIT``, four round trips.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import threading
 from typing import Any
 
-from django.db import connection
+from django.db import connection, transaction
 
 from games.engine import Game, load_game
 
@@ -67,6 +72,19 @@ _WRITE_SQL = (
 # seq is still checked first, under the lock (``games.services``): the key is
 # the last guard, not the check that answers a resend.
 _LOG_AND_WRITE_SQL = f"WITH logged AS ({_LOG_SQL}) {_WRITE_SQL}"
+# The compare and set (issue 38): the attempt written only if its row is as the
+# cache holds it — the same seq and start, still playing — and the action logged
+# only if it was; one statement, one round trip, in autocommit. It answers how
+# many rows it wrote: 0, someone else moved the game (another process, a job
+# that closed it) and the caller takes the lock.
+_SWAP_WHERE = " AND seq = %s AND started_at = %s AND status = 'playing'"
+_SWAP_SQL = (
+    f"WITH moved AS ({_WRITE_SQL}{_SWAP_WHERE} RETURNING id),"
+    f" logged AS (INSERT INTO {Action._meta.db_table}"
+    " (attempt_id, seq, month, sent, action, ms, score, moves)"
+    " SELECT id, %s, %s::date, %s::jsonb, %s::jsonb, %s, %s, %s FROM moved)"
+    " SELECT count(*) FROM moved"
+)
 
 
 def _aware(moment: dt.datetime | None) -> dt.datetime | None:
@@ -104,30 +122,44 @@ def attempt_locked(*, attempt_id: int) -> Attempt | None:
 class GameCache:
     """The engine games this process played last, so that an action need not read
     and rebuild its game from the stored state (5 KB; ~0.3 ms). An entry is the
-    game after ``seq`` actions of one attempt; it is trusted only when the
-    attempt's locked row says the same ``seq`` and start — any process may have
-    applied an action since, and then the row is read. A game is taken out
-    while an action changes it and put back once that is committed, so a
-    rolled-back change is never kept."""
+    attempt as committed (a copy: nobody else holds it) and its game after
+    ``seq`` actions; it is trusted only when the attempt's row says the same
+    ``seq`` and start — any process may have applied an action since: the
+    locked row is compared (``take``), or the write itself compares
+    (``action_swap``). An entry is taken out while an action changes it and put
+    back once that is committed, so a rolled-back change is never kept, and
+    two threads never play one game."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.games: dict[int, tuple[tuple[dt.datetime, int], Game]] = {}
+        self.games: dict[int, tuple[Attempt, Game]] = {}
         self.lock = threading.Lock()
 
     def take(self, attempt: Attempt) -> Game | None:
+        """The game of the locked ``attempt``, if the cache's is at its seq."""
         with self.lock:
             entry = self.games.pop(attempt.pk, None)
-        if entry is None or entry[0] != (attempt.started_at, attempt.seq):
+        if entry is None or _mark(entry[0]) != _mark(attempt):
             return None
         return entry[1]
 
+    def take_entry(self, attempt_id: int) -> tuple[Attempt, Game] | None:
+        """The attempt as this process last committed it, and its game; the
+        caller puts them back (``put``) or drops them."""
+        with self.lock:
+            return self.games.pop(attempt_id, None)
+
     def put(self, attempt: Attempt, game: Game) -> None:
+        kept = copy.copy(attempt)
         with self.lock:
             self.games.pop(attempt.pk, None)
-            self.games[attempt.pk] = ((attempt.started_at, attempt.seq), game)
+            self.games[attempt.pk] = (kept, game)
             while len(self.games) > self.size:
                 del self.games[next(iter(self.games))]
+
+
+def _mark(attempt: Attempt) -> tuple[dt.datetime, int]:
+    return (attempt.started_at, attempt.seq)
 
 
 GAMES = GameCache(size=4096)
@@ -189,6 +221,59 @@ def action_write(
         else:
             cursor.execute(_LOG_SQL, log)
             cursor.execute(_WRITE_SQL, write)
+
+
+def action_swap(
+    *,
+    attempt: Attempt,
+    was: tuple[dt.datetime, int],
+    seq: int,
+    now: dt.datetime,
+    game: Game,
+    sent: dict[str, Any],
+    resolved: dict[str, Any],
+) -> bool:
+    """Log action ``seq`` and write the attempt after it, as ``action_write``,
+    but with no lock: only if the row is still at ``was`` (its start and seq)
+    and playing — one statement in autocommit on PostgreSQL (two in a
+    transaction on SQLite). Whether it wrote: False, nothing was written."""
+    ops = connection.ops
+    adapt_json, adapt_time = ops.adapt_json_value, ops.adapt_datetimefield_value
+    write = [
+        adapt_json(game.to_json(), None),
+        attempt.seq,
+        attempt.score,
+        attempt.moves,
+        attempt.won,
+        attempt.status,
+        adapt_time(attempt.finished_at),
+        attempt.elapsed_ms,
+        adapt_time(now),
+        attempt.pk,
+        was[1],
+        adapt_time(was[0]),
+    ]
+    log = [
+        seq,
+        # The partition key: a function of the attempt (games/partitions.py).
+        ops.adapt_datefield_value(log_month(attempt.started_at)),
+        adapt_json(sent, None),
+        adapt_json(resolved, None),
+        attempt.ms_since_start(now),
+        game.score,
+        game.moves,
+    ]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_SWAP_SQL, write + log)
+            (written,) = cursor.fetchone()
+        return bool(written)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_WRITE_SQL + _SWAP_WHERE, write)
+        if cursor.rowcount != 1:
+            return False
+        cursor.execute(_LOG_SQL, [attempt.pk, *log])
+    return True
 
 
 def action_sent(*, attempt: Attempt, seq: int) -> dict[str, Any] | None:
