@@ -12,6 +12,7 @@ from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
+from django.dispatch import Signal
 from django.utils import timezone
 
 from kit.errors import Conflict, Invalid
@@ -139,6 +140,38 @@ def guests_purge(*, idle: dt.timedelta, now: dt.datetime | None = None) -> int:
         guests_purging.send(sender=User, guest_ids=ids)
         User.objects.filter(pk__in=ids, is_guest=True).delete()
     return len(ids)
+
+
+guest_games_expiring = Signal()
+"""Sent by ``guest_games_purge`` with ``sender=User``, ``ended_before`` and
+``batch``: the games app deletes at most ``batch`` of the guests' finished
+practice games that ended before then and answers how many
+(games/services.py ``attempts_of_guests_expire``). Imports run one way:
+accounts knows nothing of games."""
+
+GUEST_GAMES_BATCH = 1000
+"""Guests' old games deleted in one transaction at most (each with its action log)."""
+GUEST_GAMES_BATCHES = 20
+"""Batches one run deletes at most: 20,000 games an hourly run; the next takes the rest."""
+
+
+def guest_games_purge(*, older: dt.timedelta, now: dt.datetime | None = None) -> int:
+    """Delete the guests' practice games that ended longer than ``older`` ago
+    (issue 38), the guests staying: a guest farm's games do not wait the
+    guests' ``GUEST_IDLE_DAYS``. A guest's dailies stay until an account claims
+    them or the guest is purged (PRODUCT.md, anti-cheat); so do its games going
+    on or ended since. Returns how many games were deleted. Safe to run twice."""
+    cutoff = (now or timezone.now()) - older
+    total = 0
+    for _batch in range(GUEST_GAMES_BATCHES):
+        answers = guest_games_expiring.send(
+            sender=User, ended_before=cutoff, batch=GUEST_GAMES_BATCH
+        )
+        deleted = sum(int(said or 0) for _receiver, said in answers)
+        total += deleted
+        if deleted < GUEST_GAMES_BATCH:
+            break
+    return total
 
 
 def lookalike(username: str, skeleton: str, *, exclude: int | None = None) -> str | None:

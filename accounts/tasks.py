@@ -11,19 +11,24 @@ from django.conf import settings
 
 from .privacy import held_names_release
 from .reminders import reminders_send
-from .services import guests_purge
+from .services import guest_games_purge, guests_purge
 
 log = logging.getLogger(__name__)
 
 
 @shared_task
-def purge_idle_guests() -> int:
+def purge_idle_guests() -> dict[str, int]:
     """Delete guests idle longer than ``GUEST_IDLE_DAYS`` (no session can hold them
-    any more), with their games, and release the deleted accounts' names held
-    longer than ``DELETED_NAME_HOLD_DAYS``; returns how many guests. Safe to run
-    twice."""
+    any more), with their games; the guests' practice games ended longer than
+    ``GUEST_GAMES_DAYS`` ago (issue 38); and release the deleted accounts' names
+    held longer than ``DELETED_NAME_HOLD_DAYS``. Returns how many guests and
+    games went. Safe to run twice."""
     held_names_release()
-    return guests_purge(idle=dt.timedelta(days=settings.GUEST_IDLE_DAYS))
+    guests = guests_purge(idle=dt.timedelta(days=settings.GUEST_IDLE_DAYS))
+    games = guest_games_purge(older=dt.timedelta(days=settings.GUEST_GAMES_DAYS))
+    if guests or games:
+        log.info("guest purge: %d guests, %d of their old practice games", guests, games)
+    return {"guests": guests, "games": games}
 
 
 @shared_task

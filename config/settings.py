@@ -19,13 +19,16 @@
 | ``DB_STATEMENT_TIMEOUT`` | seconds a statement may run (every path; 0: no limit) | 5 |
 | ``DB_LOCK_TIMEOUT`` | seconds a statement may wait for a lock (likewise) | 3 |
 | ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
-| ``LOGIN_RATE``, ``REGISTER_RATE`` | per address (admin sign-in: login) | ``10/min``, ``20/hour`` |
+| ``LOGIN_RATE``, ``REGISTER_RATE`` | per address; sign-ups per network | ``10/min``, ``20/hour`` |
 | ``LOGIN_ACCOUNT_RATE`` | sign-ins per account, any address (not known browsers) | ``30/hour`` |
 | ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords | 2 |
 | ``PASSWORD_HASH_WAITING`` | sign-ins/-ups that may wait for them; more at once: 503 | 16 |
-| ``GUEST_RATE`` | guests made per address (issue 24) | ``30/hour`` |
+| ``GUEST_RATE`` | guests made per network (issue 24) | ``30/hour`` |
+| ``GUEST_GAME_RATE`` | games started by guests, per network (all its guests) | ``600/hour`` |
+| ``THROTTLE_V4_PREFIX``, ``THROTTLE_V6_PREFIX`` | a network: an address's /24, /64 | 24, 64 |
 | ``SESSION_DAYS`` | days a session lives (``SESSION_COOKIE_AGE``) | 90 |
 | ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted (> ``SESSION_DAYS``) | 91 |
+| ``GUEST_GAMES_DAYS`` | days after it ended a guest's practice game is deleted | 7 |
 | ``PASSWORD_RESET_TIMEOUT`` | seconds a password-reset link works (once) | 3600 |
 | ``EMAIL_VERIFY_TIMEOUT`` | seconds an email-verification link works | 259200 (3 days) |
 | ``ACCOUNT_SECURE_TIMEOUT`` | seconds a "this wasn't me" link of a notice works (once) | 1209600 (14 days) |
@@ -466,8 +469,9 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=0, minute=5),
     },
     # Guests idle past GUEST_IDLE_DAYS, longer than their session lives, with their
-    # games (accounts/services.py), and the deleted accounts' names held past
-    # DELETED_NAME_HOLD_DAYS released (accounts/privacy.py); hourly, a batch a run.
+    # games (accounts/services.py), guests' practice games ended GUEST_GAMES_DAYS ago
+    # (issue 38), and the deleted accounts' names held past DELETED_NAME_HOLD_DAYS
+    # released (accounts/privacy.py); hourly, a batch a run.
     "purge-idle-guests": {
         "task": "accounts.tasks.purge_idle_guests",
         "schedule": crontab(minute=7),
@@ -506,6 +510,11 @@ SESSION_COOKIE_AGE = SESSION_DAYS * 86400
 GUEST_IDLE_DAYS = int(env.get("GUEST_IDLE_DAYS", str(SESSION_DAYS + 1)))
 if GUEST_IDLE_DAYS <= SESSION_DAYS:
     raise ImproperlyConfigured("GUEST_IDLE_DAYS must be longer than SESSION_DAYS.")
+# A guest's finished practice games are deleted this long after they ended (issue
+# 38), the guest staying; its dailies wait to be claimed until the guest goes.
+GUEST_GAMES_DAYS = int(env.get("GUEST_GAMES_DAYS", "7"))
+if GUEST_GAMES_DAYS < 1:
+    raise ImproperlyConfigured("GUEST_GAMES_DAYS must be at least 1.")
 # A reset link works once, for this long; a verification link for EMAIL_VERIFY_TIMEOUT.
 PASSWORD_RESET_TIMEOUT = int(env.get("PASSWORD_RESET_TIMEOUT", "3600"))
 EMAIL_VERIFY_TIMEOUT = int(env.get("EMAIL_VERIFY_TIMEOUT", str(3 * 86400)))
@@ -677,6 +686,13 @@ SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 
+# The budgets per network (kit.api.client_network, issue 38) count an IPv4
+# address's /THROTTLE_V4_PREFIX and an IPv6 address's /THROTTLE_V6_PREFIX as one
+# client: an IPv6 host is given a whole /64, any address of which it may use.
+THROTTLE_V4_PREFIX = int(env.get("THROTTLE_V4_PREFIX", "24"))
+THROTTLE_V6_PREFIX = int(env.get("THROTTLE_V6_PREFIX", "64"))
+if not (0 <= THROTTLE_V4_PREFIX <= 32 and 0 <= THROTTLE_V6_PREFIX <= 128):
+    raise ImproperlyConfigured("THROTTLE_V4_PREFIX is 0 to 32, THROTTLE_V6_PREFIX 0 to 128.")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["kit.http.CsrfSessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -696,6 +712,7 @@ REST_FRAMEWORK = {
         "login": env.get("LOGIN_RATE", "10/min"),
         # Per account name tried, whatever the address (accounts/signin.py).
         "login-account": env.get("LOGIN_ACCOUNT_RATE", "30/hour"),
+        # Sign-ups and guests made, per network (kit.api.RateThrottle.per_network).
         "register": env.get("REGISTER_RATE", "20/hour"),
         "guests": env.get("GUEST_RATE", "30/hour"),
         # Password resets asked for per address, and per account named (issue 28).
@@ -708,6 +725,8 @@ REST_FRAMEWORK = {
         # Per player, over HTTP and the websocket alike (kit.api.rate_limit).
         "actions": env.get("ACTION_RATE", "600/min"),
         "games": env.get("GAME_RATE", "60/min"),
+        # … and games started by guests, per network, all its guests together (issue 38).
+        "guest-games": env.get("GUEST_GAME_RATE", "600/hour"),
         # Race rooms opened, joined, invited to, rematches asked for, per player (issue 29).
         "races": env.get("RACE_RATE", "30/min"),
         # Per address: the Content-Security-Policy reports a browser sends.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import ipaddress
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import register_converter
@@ -169,12 +171,13 @@ def rate_limit(scope: str, ident: object) -> None:
       slip past (DRF's own throttle reads a history, then writes it back, and
       two requests at once both pass). Each of these requests is a password
       guessed or an account made: no process may let one more through.
-    - **In process** (``LOCAL_SCOPES``: actions, new games, CSP reports): a
-      volume guard, counted in this process and sent to the cache in batches
-      (``LocalCounts``), so that an action costs no round trip to Redis. One
-      process is exact; N processes let through at most N × ``limit //
-      LOCAL_SHARE`` over the limit in a window, e.g. 600/min on two daphnes,
-      660 (and none for a limit under 20: every request is sent).
+    - **In process** (``LOCAL_SCOPES``: actions, new games — a player's and a
+      network's guests' — CSP reports): a volume guard, counted in this
+      process and sent to the cache in batches (``LocalCounts``), so that an
+      action costs no round trip to Redis. One process is exact; N processes
+      let through at most N × ``limit // LOCAL_SHARE`` over the limit in a
+      window, e.g. 600/min on two daphnes, 660 (and none for a limit under 20:
+      every request is sent).
 
     While the cache is unreachable (a Redis restart) requests are let through
     uncounted, with a warning: the limit guards against abuse and must not stop
@@ -196,7 +199,7 @@ def rate_limit(scope: str, ident: object) -> None:
         raise RateLimited(scope, wait)
 
 
-LOCAL_SCOPES = frozenset({"actions", "games", "csp-reports"})
+LOCAL_SCOPES = frozenset({"actions", "games", "guest-games", "csp-reports"})
 """The scopes ``rate_limit`` counts in process: volume guards, where a bounded
 overshoot across processes costs nothing (an action is refereed whatever its
 pace), unlike the sign-in and sign-up scopes (a guess more is a guess more)."""
@@ -323,21 +326,39 @@ class RateLimited(Throttled):
 
 
 class RateThrottle(BaseThrottle):
-    """``rate_limit`` for a DRF view that names its ``throttle_scope``: per player
-    when signed in and the scope is per player, else per client address."""
+    """``rate_limit`` for a DRF view that names its ``throttle_scope``, counted
+    by the key the scope names (docs/operations.md, "Edges and abuse bounds"):
+
+    - per player (``per_player``) when signed in;
+    - per network (``per_network``: guests made, sign-ups) where the budget
+      guards what every visitor shares: ``client_network``, so the addresses of
+      one allocation (an IPv6 /64 is 2^64 of them) are one client (issue 38);
+    - else per client address (sign-in, password resets: a neighbour on the
+      same /24 is not locked out of an account by someone else's guesses).
+
+    A guest's new game (``games``) also counts against its network's
+    ``guest-games``: each guest has its own per-player budget, and a farm of
+    guests on one network would otherwise multiply it (``guests_per_network``)."""
 
     per_player = ("actions", "games", "account-changes", "email-resend")
+    per_network = frozenset({"guests", "register"})
+    guests_per_network = {"games": "guest-games"}
 
     def allow_request(self, request: Request, view: Any) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
         scope = getattr(view, "throttle_scope", "")
         user = request.user
         if scope in self.per_player and user is not None and user.is_authenticated:
             ident: object = f"user-{user.pk}"
+        elif scope in self.per_network:
+            ident = client_network(request)
         else:
             ident = client_address(request)
-        if request.method in ("GET", "HEAD", "OPTIONS"):
-            return True
         rate_limit(scope, ident)
+        shared = self.guests_per_network.get(scope)
+        if shared and getattr(user, "is_guest", False):
+            rate_limit(shared, client_network(request))
         return True
 
 
@@ -345,6 +366,31 @@ def client_address(request: HttpRequest | Request) -> str:
     """The client's address as every per-address limit counts it: the peer, or
     the ``NUM_PROXIES``-th address from the right of X-Forwarded-For."""
     return str(BaseThrottle().get_ident(request))
+
+
+def client_network(request: HttpRequest | Request) -> str:
+    """The network of ``client_address`` as the budgets of shared resources count
+    it (issue 38): an IPv4 address's /``THROTTLE_V4_PREFIX`` (24), an IPv6
+    address's /``THROTTLE_V6_PREFIX`` (64: what one host or home is given, each
+    of its addresses as good as the next), e.g. ``203.0.113.0/24``. An
+    IPv4-mapped IPv6 address (a dual-stack socket's) is its IPv4 address. Not
+    an address (a proxy's header read wrong): that text, a key of its own."""
+    return address_network(client_address(request))
+
+
+def address_network(address: str) -> str:
+    """``client_network`` of the address ``address``."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped:
+        parsed = parsed.ipv4_mapped
+    if isinstance(parsed, ipaddress.IPv4Address):
+        return str(
+            ipaddress.IPv4Network((parsed.packed, settings.THROTTLE_V4_PREFIX), strict=False)
+        )
+    return str(ipaddress.IPv6Network((parsed.packed, settings.THROTTLE_V6_PREFIX), strict=False))
 
 
 def login_throttled(
