@@ -22,6 +22,12 @@ it the floor of one action (``bench/cost.py``: a bare transaction, a Redis
 publish, a websocket echo, the engine's apply — measured in the same run on the
 run's own actions). Processes and database are cleaned up at the end, also on
 Ctrl-C or SIGTERM.
+
+It exits 1, saying why, when a racer's game socket or a spectator's socket did
+not open (or closed before the end), when no action was acknowledged, or when
+the spectators got no progress frame (a fan-out of 0): figures without them
+measure nothing (issue 38: 200 spectators dropped at the handshake printed
+"fan-out 0.0" and exited 0).
 """
 
 from __future__ import annotations
@@ -56,6 +62,8 @@ SERVER_ENV = {
     "ACTION_RATE": "100000/min",
     "LOG_LEVEL": "WARNING",
     "WS_MAX_PER_ADDRESS": "0",
+    "WS_SNAPSHOT_RATE": "1000",
+    "WS_SNAPSHOT_BURST": "1000",
 }
 PASSWORD = "bench horse battery staple"
 ACK_TIMEOUT_S = 10.0
@@ -71,6 +79,8 @@ class Racer:
         self.latencies: list[float] = []
         self.lost = 0
         self.game: dict[str, Any] = {}
+        self.connected = False
+        self.failed = ""  # why its game socket did not open, or closed early
 
     def origin(self) -> dict[str, Any]:
         return {
@@ -80,47 +90,61 @@ class Racer:
 
     async def play(self, rate: float, until: float) -> None:
         uri = f"ws://127.0.0.1:{self.port}/ws/games/{self.attempt}/"
-        async with connect(uri, compression=None, ping_interval=None, **self.origin()) as ws:
-            game = self.game = json.loads(await ws.recv())["game"]
-            due = time.monotonic() + self.rng.random() / rate
-            while due < until and not stuck(game) and game["status"] == "playing":
-                await asyncio.sleep(max(0.0, due - time.monotonic()))
-                seq = game["seq"]
-                await ws.send(json.dumps({"seq": seq, "action": choose_action(game, self.rng)}))
-                try:
-                    async with asyncio.timeout(ACK_TIMEOUT_S):
-                        while True:
-                            message = json.loads(await ws.recv())
-                            if message["type"] in ("ack", "error"):
-                                break
-                except TimeoutError:
-                    self.lost += 1
-                    break
-                if message["type"] == "ack":
-                    self.latencies.append((time.monotonic() - due) * 1000)
-                    game = self.game = message["game"]
-                else:  # refused (a rule): read the game again
-                    await ws.send(json.dumps({"type": "snapshot"}))
-                    while (message := json.loads(await ws.recv()))["type"] != "snapshot":
-                        pass
-                    game = message["game"]
-                due += 1 / rate
+        try:
+            async with connect(uri, compression=None, ping_interval=None, **self.origin()) as ws:
+                self.connected = True
+                await self._play(ws, rate, until)
+        except Exception as exc:  # counted and said, not raised: the others play on
+            self.failed = f"{type(exc).__name__}: {exc}"
+
+    async def _play(self, ws: Any, rate: float, until: float) -> None:
+        game = self.game = json.loads(await ws.recv())["game"]
+        due = time.monotonic() + self.rng.random() / rate
+        while due < until and not stuck(game) and game["status"] == "playing":
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
+            seq = game["seq"]
+            await ws.send(json.dumps({"seq": seq, "action": choose_action(game, self.rng)}))
+            try:
+                async with asyncio.timeout(ACK_TIMEOUT_S):
+                    while True:
+                        message = json.loads(await ws.recv())
+                        if message["type"] in ("ack", "error"):
+                            break
+            except TimeoutError:
+                self.lost += 1
+                break
+            if message["type"] == "ack":
+                self.latencies.append((time.monotonic() - due) * 1000)
+                game = self.game = message["game"]
+            else:  # refused (a rule): read the game again
+                await ws.send(json.dumps({"type": "snapshot"}))
+                while (message := json.loads(await ws.recv()))["type"] not in (
+                    "snapshot",
+                    "error",
+                ):
+                    pass
+                game = message.get("game", game)
+            due += 1 / rate
 
 
 async def follow(port: int, slug: str, counts: dict[str, int], stop: asyncio.Event) -> None:
     """A signed-out spectator: counts the frames it gets, by type, and their bytes."""
     uri = f"ws://127.0.0.1:{port}/ws/races/{slug}/"
     origin = Origin(f"http://127.0.0.1:{port}")
-    async with connect(uri, compression=None, ping_interval=None, origin=origin) as ws:
-        while not stop.is_set():
-            try:
-                async with asyncio.timeout(0.5):
-                    text = await ws.recv()
-            except TimeoutError:
-                continue
-            kind = json.loads(text)["type"]
-            counts[kind] = counts.get(kind, 0) + 1
-            counts["bytes"] = counts.get("bytes", 0) + len(text)
+    try:
+        async with connect(uri, compression=None, ping_interval=None, origin=origin) as ws:
+            counts["connected"] = 1
+            while not stop.is_set():
+                try:
+                    async with asyncio.timeout(0.5):
+                        text = await ws.recv()
+                except TimeoutError:
+                    continue
+                kind = json.loads(text)["type"]
+                counts[kind] = counts.get(kind, 0) + 1
+                counts["bytes"] = counts.get("bytes", 0) + len(text)
+    except Exception:  # refused, dropped at the handshake or closed: counted
+        counts["failed"] = 1
 
 
 async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
@@ -155,8 +179,9 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         racer.attempt = racer.http.expect("GET", f"/api/races/{slug}/")["you"]["attempt"]
     starts = dt.datetime.fromisoformat(started["starts_at"].replace("Z", "+00:00"))
     await asyncio.sleep(max(0.0, (starts - dt.datetime.now(dt.UTC)).total_seconds()) + 0.2)
-    for c in counts:
-        c.clear()
+    for c in counts:  # the frames of the race; whether the socket opened stays
+        for kind in [k for k in c if k not in ("connected", "failed")]:
+            del c[kind]
     pids = {"daphne 1": stack.daphnes[0].pid} if stack.daphnes[0] else {}
     if stack.worker is not None:
         pids["celery worker"] = stack.worker.pid
@@ -176,10 +201,35 @@ async def run(args: argparse.Namespace, stack: Stack) -> dict[str, Any]:
         "latencies": latencies,
         "lost": sum(r.lost for r in racers),
         "counts": counts,
+        "racers": racers,
         "elapsed": elapsed,
         "cpu": cpu,
         "games": games,
     }
+
+
+def failures(args: argparse.Namespace, result: dict[str, Any]) -> list[str]:
+    """Why the run measured nothing worth printing as a result (empty: nothing)."""
+    problems = []
+    racers = result["racers"]
+    opened = sum(r.connected for r in racers)
+    broken = [r for r in racers if r.failed]
+    if opened < len(racers) or broken:
+        why = f" (first: {broken[0].failed})" if broken else ""
+        problems.append(
+            f"racers' game sockets: {opened} of {len(racers)} opened, {len(broken)} failed{why}"
+        )
+    counts = result["counts"]
+    watching = sum(1 for c in counts if c.get("connected") and not c.get("failed"))
+    if watching < args.spectators:
+        problems.append(
+            f"spectators: {watching} of {args.spectators} connected and stayed to the end"
+        )
+    if not result["latencies"]:
+        problems.append("no action was acknowledged")
+    if not sum(c.get("progress", 0) for c in counts):
+        problems.append("fan-out 0: no spectator got a progress frame")
+    return problems
 
 
 def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> None:
@@ -200,6 +250,12 @@ def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> No
         f"PostgreSQL {postgres_version()}; one daphne; {args.racers} racers, "
         f"{args.spectators} spectators, "
         f"{args.rate:g} actions/s a racer for {args.seconds:g} s"
+    )
+    opened = sum(r.connected for r in result["racers"])
+    watching = sum(1 for c in result["counts"] if c.get("connected") and not c.get("failed"))
+    print(
+        f"sockets open: racers {opened} of {args.racers}, "
+        f"spectators {watching} of {args.spectators}"
     )
     print(f"actions acknowledged: {actions} ({actions / elapsed:.1f}/s), lost: {result['lost']}")
     if lat:
@@ -230,6 +286,8 @@ def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> No
         f"this client (the racers and spectators): {result['cpu'].client:.1f} s of CPU; the "
         f"machine's CPUs busy {100 * busy / max(total, 1e-9):.0f}% over the run"
     )
+    if not result["games"]:
+        return
     typical = typical_game(stack.database_url, result["games"])
     event = json.dumps({"type": "state", "v": typical["seq"], "game": typical})
     found = floor(stack, {g["id"] for g in result["games"]}, event, typical["id"])
@@ -262,7 +320,10 @@ def main() -> int:
         report(args, result, stack)
     finally:
         stack.close()
-    return 0
+    problems = failures(args, result)
+    for problem in problems:
+        print(f"FAILED: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

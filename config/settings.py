@@ -54,7 +54,9 @@
 | ``RACE_RATE`` | race rooms opened, joined, invited to, rematches, per player | ``30/min`` |
 | ``RACE_MINUTES`` | a race ends this long after its start; those still racing resign | 30 |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
-| ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames a socket may send a second; at once | 30, 600 |
+| ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames of a player's sockets a second; at once | 30, 600 |
+| ``WS_SNAPSHOT_RATE``, ``WS_SNAPSHOT_BURST`` | … snapshots asked for | 2, 20 |
+| ``WS_CONNECT_THREADS`` | threads of websocket openings' reads (not actions') | 4 |
 | ``WS_MAX_PER_PLAYER``, ``WS_MAX_PER_ADDRESS`` | sockets open, all daphnes (0: none) | 16, 300 |
 | ``CLUB_JOIN_RATE`` | club joins by code per player and per address (issue 29) | ``20/hour`` |
 | ``CLUB_OWN_MAX``, ``CLUB_JOIN_MAX`` | clubs a player may own; be in (owned included) | 5, 20 |
@@ -745,15 +747,21 @@ FOLLOW_MAX = int(env.get("FOLLOW_MAX", "500"))
 PASSWORD_HASH_THREADS = int(env.get("PASSWORD_HASH_THREADS", "2"))
 # … and at most this many more wait for them (a burst of sign-ups); beyond: 503.
 PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
-# Websockets (kit/sockets.py): every frame a socket sends takes a token of a
-# bucket of WS_FRAME_BURST refilled at WS_FRAME_RATE a second (over it: closed,
-# 4429; the burst is ACTION_RATE's minute, so fast play meets its 429 first);
+# Websockets (kit/sockets.py): every frame a player's sockets send takes a token
+# of the player's bucket (one per daphne) of WS_FRAME_BURST refilled at
+# WS_FRAME_RATE a second (over it: closed, 4429; the burst is ACTION_RATE's
+# minute, so fast play meets its 429 first); a snapshot asked for takes one of
+# WS_SNAPSHOT_BURST at WS_SNAPSHOT_RATE too (over it: refused, 429); sockets'
+# opening reads run on WS_CONNECT_THREADS threads of their own (issue 38);
 # sockets open at once per player and per address, counted in Redis
 # across every daphne (over a cap: refused, 4429).
 # Race rooms (issue 29): a race ends RACE_MINUTES after its start.
 RACE_MINUTES = int(env.get("RACE_MINUTES", "30"))
 WS_FRAME_RATE = float(env.get("WS_FRAME_RATE", "30"))
 WS_FRAME_BURST = int(env.get("WS_FRAME_BURST", "600"))
+WS_SNAPSHOT_RATE = float(env.get("WS_SNAPSHOT_RATE", "2"))
+WS_SNAPSHOT_BURST = int(env.get("WS_SNAPSHOT_BURST", "20"))
+WS_CONNECT_THREADS = int(env.get("WS_CONNECT_THREADS", "4"))
 WS_MAX_PER_PLAYER = int(env.get("WS_MAX_PER_PLAYER", "16"))
 WS_MAX_PER_ADDRESS = int(env.get("WS_MAX_PER_ADDRESS", "300"))
 SPECTACULAR_SETTINGS = {

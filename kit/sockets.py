@@ -1,8 +1,10 @@
 """The websocket kit every app's consumers stand on: JSON frames in and out,
-errors as messages in the one error shape (``kit/http.py``), a frame budget
-per socket, caps on the sockets of a player and of an address across every
-daphne, the log context of each frame, and the open-socket gauge. The
-protocol of the game and leaderboard sockets is in ``games/websocket.md``."""
+errors as messages in the one error shape (``kit/http.py``), frame and
+snapshot budgets per player (across all of the player's sockets), caps on the
+sockets of a player and of an address across every daphne, the executors of
+database work (actions; connects and snapshots apart), the log context of
+each frame, and the open-socket gauge. The protocol of the game and
+leaderboard sockets is in ``games/websocket.md``."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -61,6 +64,26 @@ def database_sync_to_async(func: Any) -> Any:
     return _database_sync_to_async(func, thread_sensitive=False)
 
 
+@functools.cache
+def _connect_pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(settings.WS_CONNECT_THREADS, thread_name_prefix="ws-connect")
+
+
+def _on_connect_pool(func: Any) -> Any:
+    """``func`` (no database work: the caps' Redis counts) on the connects' pool."""
+    return sync_to_async(func, thread_sensitive=False, executor=_connect_pool())
+
+
+def connect_sync_to_async(func: Any) -> Any:
+    """As ``database_sync_to_async``, on a small pool of its own
+    (``WS_CONNECT_THREADS``) for the reads of a socket's opening and of the
+    snapshots it asks for: a storm of connects (200 spectators of a race at
+    once) queues there, not in front of the actions on the loop's default
+    pool, and a flood of actions cannot hold a handshake past daphne's
+    ``--websocket_connect_timeout`` (issue 38)."""
+    return _database_sync_to_async(func, thread_sensitive=False, executor=_connect_pool())
+
+
 MAX_FRAME = 64 * 1024  # the same limit as an HTTP body (PRODUCT.md)
 
 # Close codes (4000 + the HTTP status they stand for).
@@ -72,26 +95,70 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429  # over the frame budget, or one socket too many
 
 
-class FrameBudget:
-    """A token bucket: ``WS_FRAME_BURST`` frames at once, refilled at
-    ``WS_FRAME_RATE`` a second. Every frame a socket sends takes one, whatever
-    it is (a ping, a bad frame, an action), so no kind of frame is free work."""
+class Budgets:
+    """Token buckets, one per player — a signed-in player's account, else the
+    socket's client address (``scope_address``) — shared by all of that
+    player's sockets in this process: ``burst`` tokens at once, refilled at
+    ``rate`` a second (the settings named). A socket opened again finds its
+    player's bucket as it was left: reconnecting refills nothing (issue 38: 16
+    sockets, each with its own burst refilled on every reconnect, took one
+    daphne's loop from every other player).
 
-    __slots__ = ("stamp", "tokens")
+    Per process, not across daphnes: a Redis round trip on every frame would
+    cost the action path more than the budget saves; a player's sockets spread
+    over N daphnes get N budgets, still bounded (``WS_MAX_PER_PLAYER``). A
+    bucket full again is forgotten (swept once a ``SWEEP_S``)."""
 
-    def __init__(self) -> None:
-        self.tokens = float(settings.WS_FRAME_BURST)
-        self.stamp = time.monotonic()
+    SWEEP_S = 60.0
 
-    def take(self) -> bool:
+    def __init__(self, rate: str, burst: str) -> None:
+        self.rate, self.burst = rate, burst
+        self.forget()
+
+    def forget(self) -> None:
+        """Start afresh (tests)."""
+        self.lock = threading.Lock()
+        self.buckets: dict[str, list[float]] = {}  # key -> [tokens, stamp, burst]
+        self.swept = time.monotonic()
+
+    def take(self, key: str) -> bool:
+        """One token of ``key``'s bucket; False when it has none left."""
+        rate = float(getattr(settings, self.rate))
+        burst = float(getattr(settings, self.burst))
         now = time.monotonic()
-        refill = (now - self.stamp) * settings.WS_FRAME_RATE
-        self.tokens = min(float(settings.WS_FRAME_BURST), self.tokens + refill)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        with self.lock:
+            if now - self.swept > self.SWEEP_S:
+                self._sweep(now, rate)
+            bucket = self.buckets.get(key)
+            if bucket is None or bucket[2] != burst:  # a new player (or a new setting)
+                bucket = self.buckets[key] = [burst, now, burst]
+            bucket[0] = min(burst, bucket[0] + (now - bucket[1]) * rate)
+            bucket[1] = now
+            if bucket[0] < 1:
+                return False
+            bucket[0] -= 1
+            return True
+
+    def _sweep(self, now: float, rate: float) -> None:
+        self.swept = now
+        full = [k for k, (n, at, most) in self.buckets.items() if n + (now - at) * rate >= most]
+        for key in full:
+            del self.buckets[key]
+
+
+FRAMES = Budgets("WS_FRAME_RATE", "WS_FRAME_BURST")
+"""Every frame of a player's sockets, whatever it is (a ping, a bad frame, an
+action), takes one: no kind of frame is free work."""
+SNAPSHOTS = Budgets("WS_SNAPSHOT_RATE", "WS_SNAPSHOT_BURST")
+"""A snapshot asked for takes one of these too (besides its frame): it may cost
+a database read, a hundred times a ping's work."""
+
+HANDSHAKE_TIMEOUT_S = 20
+"""What daphne gives a websocket to complete its handshake (its
+``--websocket_connect_timeout``, 5 s by default, in ``docker-compose.yml``,
+``deploy/k8s/base/web.yaml`` and ``deploy/stack.py``): a connect waiting its
+turn in a storm is answered late rather than dropped and retried, which would
+only feed the storm (issue 38)."""
 
 
 # --- open sockets per player and per address, counted across processes ---------------------
@@ -207,7 +274,12 @@ class JsonSocket(AsyncWebsocketConsumer):
     slots: list[str] = []
     """The keys of the caps this socket holds a place in (``take_slots``)."""
     closing = False
-    budget: FrameBudget
+    budget_key = ""
+    """Whose budgets this socket's frames take from (``player_key``)."""
+    stirred = 0.0
+    """When (``time.monotonic``) this socket last relayed a broadcast or answered a
+    frame that may change something (anything but a ping or a snapshot request):
+    a snapshot kept from before then may be out of date for it (``games.consumers``)."""
     renewing: asyncio.Future[None] | None = None
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -216,7 +288,6 @@ class JsonSocket(AsyncWebsocketConsumer):
         cancelling it (a client gone while a frame was handled, past
         ``application_close_timeout``) — before, a socket counted open in the
         gauge whose disconnect never ran stayed counted forever (issue 25)."""
-        self.budget = FrameBudget()
         try:
             await super().__call__(scope, receive, send)
         finally:
@@ -228,9 +299,30 @@ class JsonSocket(AsyncWebsocketConsumer):
             if self.slots:
                 slots, self.slots = self.slots, []
                 with contextlib.suppress(Exception):  # they expire anyway (SLOT_TTL_S)
-                    await sync_to_async(_slots_call, thread_sensitive=False)(
-                        "release", self.channel_name, slots
-                    )
+                    await _on_connect_pool(_slots_call)("release", self.channel_name, slots)
+
+    def player_key(self) -> str:
+        """The key of this socket's player in the budgets: the account when signed
+        in, else the client's address."""
+        if not self.budget_key:
+            user = self.scope.get("user")
+            if user is not None and user.is_authenticated:
+                self.budget_key = f"player:{user.pk}"
+            else:
+                self.budget_key = f"address:{scope_address(self.scope)}"
+        return self.budget_key
+
+    async def take_snapshot(self) -> bool:
+        """A token of the player's snapshot budget (``SNAPSHOTS``); without one the
+        request is refused (``error`` ``too_many_snapshots``, the socket kept)."""
+        if SNAPSHOTS.take(self.player_key()):
+            return True
+        self.log_context()
+        socket_log.info("websocket over its snapshot budget")
+        await self.send_error(
+            ApiError(429, "too_many_snapshots", "Too many snapshots asked for: wait a moment.")
+        )
+        return False
 
     async def take_slots(self) -> bool:
         """Count this socket against the caps of its player and of its address,
@@ -242,9 +334,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         caps = [(key, cap) for key, cap in caps if cap > 0]  # 0: no cap
         if not caps:
             return True
-        over = await sync_to_async(_slots_call, thread_sensitive=False)(
-            "take", self.channel_name, caps
-        )
+        over = await _on_connect_pool(_slots_call)("take", self.channel_name, caps)
         if over is not None:
             whose = "your account" if over.startswith("sockets:player:") else "your address"
             await self.refuse(
@@ -260,9 +350,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(SLOT_TTL_S / 3)
             with contextlib.suppress(Exception):
-                await sync_to_async(_slots_call, thread_sensitive=False)(
-                    "renew", self.channel_name, self.slots
-                )
+                await _on_connect_pool(_slots_call)("renew", self.channel_name, self.slots)
 
     async def accept_counted(self, kind: str) -> None:
         """Accept, counted open (before the handshake's answer: a client that
@@ -300,11 +388,12 @@ class JsonSocket(AsyncWebsocketConsumer):
         await super().websocket_disconnect(message)
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
-        """Every frame first takes its place in the socket's budget; over it, the
-        socket is told why and closed (4429), and what it still sends is dropped."""
+        """Every frame first takes its place in the player's budget (``FRAMES``);
+        over it, the socket is told why and closed (4429), and what it still sends
+        is dropped."""
         if self.closing:
             return
-        if not self.budget.take():
+        if not FRAMES.take(self.player_key()):
             self.log_context()
             socket_log.info("websocket over its frame budget")
             await self.close_with(
@@ -376,6 +465,9 @@ class JsonSocket(AsyncWebsocketConsumer):
         except Exception as exc:
             seq = message.get("seq")
             await self.send_error(exc, **({"seq": seq} if type(seq) is int else {}))
+        finally:
+            if kind != "snapshot":  # answered: whatever it changed is committed
+                self.stirred = time.monotonic()
 
     async def handle(self, kind: Any, message: dict[str, Any]) -> None:
         raise ApiError(400, "bad_type", f"Unknown message type {kind!r}.")
@@ -392,6 +484,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         the client has gone in the meantime (its events are best effort). One
         that reports this socket's own message (answered already) never comes
         here: the channel layer drops it (``kit.layers``)."""
+        self.stirred = time.monotonic()
         text = self.relayed(event)
         with contextlib.suppress(Disconnected):
             await self.send(text_data=text)

@@ -10,9 +10,9 @@ from typing import Any
 from autobahn.exception import Disconnected
 
 from kit.errors import Refusal
-from kit.sockets import CLOSE_NOT_FOUND, JsonSocket, database_sync_to_async
+from kit.sockets import CLOSE_NOT_FOUND, JsonSocket, connect_sync_to_async
 
-from .realtime import race_event, race_frame, race_group, start_frame
+from .realtime import race_event_kept, race_frame, race_group, start_frame
 
 
 class RaceConsumer(JsonSocket):
@@ -28,8 +28,8 @@ class RaceConsumer(JsonSocket):
         self.viewer_id = user.pk if user is not None and user.is_authenticated else None
         if not await self.take_slots():
             return
-        try:
-            event = await database_sync_to_async(race_event)(slug)
+        try:  # the race kept for its version, on the connects' own threads
+            event = await connect_sync_to_async(race_event_kept)(slug)
         except Refusal as exc:
             await self.refuse(CLOSE_NOT_FOUND, exc)
             return

@@ -4,18 +4,26 @@ costs a client a refetch of the race, never a wrong standing.
 
 A ``race`` frame differs between sockets only by its ``you``: the race is
 encoded once and each socket adds its own (``races.consumers``). ``progress``
-frames are the same for everyone and relayed as they are."""
+frames are the same for everyone and relayed as they are.
+
+A socket's first frame comes from the race kept per room version
+(``race_event_kept``): a crowd of spectators opening at once costs one small
+read each and one build of the race between them (issue 38)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from games.realtime import group_event
 from kit.sockets import encode
 
-from .selectors import race_get, race_view
+from .models import Race
+from .selectors import race_get, race_version, race_view
 
 log = logging.getLogger(__name__)
 
@@ -24,17 +32,68 @@ def race_group(slug: str) -> str:
     return f"race.{slug}"
 
 
+RUNNING_KEEP_S = 1.0
+"""While a race runs its kept view serves openings this long at most: its racers'
+progress moves without a room change (in ``progress`` frames, every 500 ms)."""
+KEEP_ROOMS = 500
+"""Rooms kept at most in this process; beyond, the least lately built are forgotten."""
+
+
+@dataclass(frozen=True)
+class _Kept:
+    event: dict[str, Any]
+    at: float  # time.monotonic() of the build
+    running: bool
+
+    def serves(self, version: int) -> bool:
+        fresh = not self.running or time.monotonic() - self.at <= RUNNING_KEEP_S
+        return fresh and self.event["v"] >= version
+
+
+_KEPT: dict[str, _Kept] = {}  # slug -> the room's latest build in this process
+_BUILDING: dict[str, threading.Lock] = {}  # slug -> held while one is built
+_LOCK = threading.Lock()
+
+
 def race_event(slug: str) -> dict[str, Any]:
     """The channel-layer event of the race as it is now: its JSON encoded once,
-    without ``you`` (``race``), and what each socket's ``you`` is made of."""
+    without ``you`` (``race``), and what each socket's ``you`` is made of. Kept
+    for the room's sockets opening next (``race_event_kept``)."""
     view = race_view(race_get(slug=slug))
-    return {
+    event = {
         "type": "race.changed",
         "race": encode(view.race),
         "v": view.race["version"],
         "host": view.host_id,
         "attempts": {str(player): attempt for player, attempt in view.attempts.items()},
     }
+    kept = _Kept(event, time.monotonic(), view.race["status"] == Race.Status.RUNNING)
+    with _LOCK:
+        old = _KEPT.get(slug)
+        if old is None or old.event["v"] <= kept.event["v"]:  # never back to an older one
+            _KEPT[slug] = kept
+        if len(_KEPT) > KEEP_ROOMS:
+            for gone in sorted(_KEPT, key=lambda s: _KEPT[s].at)[: len(_KEPT) - KEEP_ROOMS]:
+                del _KEPT[gone]
+                _BUILDING.pop(gone, None)
+    return event
+
+
+def race_event_kept(slug: str) -> dict[str, Any]:
+    """``race_event`` for a socket opening: the one kept when it is of the room's
+    version (a running race's, at most ``RUNNING_KEEP_S`` old), else built — once
+    for all the openings waiting for it."""
+    version = race_version(slug=slug)
+    kept = _KEPT.get(slug)
+    if kept is not None and kept.serves(version):
+        return kept.event
+    with _LOCK:
+        building = _BUILDING.setdefault(slug, threading.Lock())
+    with building:  # the others wait for this one's build, then take it
+        kept = _KEPT.get(slug)
+        if kept is not None and kept.serves(version):
+            return kept.event
+        return race_event(slug)
 
 
 def race_frame(event: dict[str, Any], viewer_id: int | None) -> str:

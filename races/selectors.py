@@ -37,8 +37,21 @@ def _iso(moment: dt.datetime | None) -> str | None:
 def race_get(*, slug: str) -> Race:
     race = Race.objects.select_related("host", "deal").filter(slug=slug).first()
     if race is None:
-        raise NotFound("not_found", f"No race {slug[:16]!r}.")
+        raise no_race(slug)
     return race
+
+
+def no_race(slug: str) -> NotFound:
+    return NotFound("not_found", f"No race {slug[:16]!r}.")
+
+
+def race_version(*, slug: str) -> int:
+    """The room's ``version`` (its changes so far), one small read: whether a race
+    view kept for its sockets is still the room's (``races.realtime``)."""
+    version = Race.objects.filter(slug=slug).values_list("version", flat=True).first()
+    if version is None:
+        raise no_race(slug)
+    return version
 
 
 # --- when a racer reached their cards home --------------------------------------------------
