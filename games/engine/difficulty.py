@@ -65,11 +65,16 @@ when that is more: a winnable first move is most often proven in a few hundred
 positions in Seahaven, a few thousand in Easy Harp; one that needs more counts
 as not winning."""
 
-SECONDS = 20.0
-"""A safety stop for a whole prediction: the first-move searches and then the
-playouts stop when it is spent (``probed_first`` and ``playouts`` say how many
-ran); the budgets decide normally. With the daily job's own minute of search
-it keeps a preparation task within its time limit (docs/operations.md)."""
+FIRST_MOVES_SHARE = 1
+"""The first-move searches of a prediction expand at most this many times its
+proof's node budget (``nodes``) in all, each taking what its own budget needs of
+what is left: on the calibration days (``bench/difficulty.py``) an Easy Harp
+day's took at most three quarters of it. A budget of positions, never of time
+(issue 38): the same deal gets the same figures, and so the same level, on any
+machine however busy — a wall-clock stop once published a day as level 2 from
+1 of its 16 playouts that all 16 made level 1. The cost stays bounded all the
+same: the proof, these searches and the playouts (``PLAYOUTS`` of at most
+``PLAYOUT_STEPS`` actions) at most three times the proof's budget."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,8 @@ class Prediction:
     first_moves: int
     winning_first: int
     probed_first: int
-    """First moves searched before the time ran out (``first_moves`` normally)."""
+    """First moves searched before the node budget of them all ran out
+    (``FIRST_MOVES_SHARE``; ``first_moves`` normally)."""
     playouts: int
     playout_wins: int
     playout_home: int
@@ -276,29 +282,35 @@ def predict_game(
     nodes: int = 200_000,
     first_move_nodes: int = FIRST_MOVE_NODES,
     playouts: int = PLAYOUTS,
-    seconds: float = SECONDS,
+    seconds: float | None = None,
     thresholds: tuple[float, ...] | None = None,
 ) -> Prediction:
     """The difficulty of the position ``start`` (unchanged; a deal's start, or a
     position built by a test): the solver's proof within ``nodes`` positions,
-    each distinct first move searched within ``first_move_nodes``,
-    ``playouts`` simple playouts; at most about ``seconds`` in all.
-    Deterministic for a given position and budgets (unless the time runs out,
-    which ``probed_first`` and ``playouts`` show)."""
-    deadline = time.perf_counter() + seconds
+    each distinct first move searched within ``first_move_nodes`` (or twice the
+    proof's), all of them within ``FIRST_MOVES_SHARE`` × ``nodes``, and
+    ``playouts`` simple playouts. Deterministic: the budgets are counted in
+    positions and actions, never in time, so a slow machine gives the same
+    prediction as a fast one (issue 38). ``seconds``, a caller's stop in time
+    (none of the service's passes one), makes it depend on the machine again:
+    the searches and playouts stop when it is spent, which ``probed_first`` and
+    ``playouts`` show."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
     proof = solve(start, nodes=nodes, seconds=seconds)
     bound = sum(len(start.piles[p]) for p in start.pile_ids if p not in start.foundations)
     if proof.outcome is not Outcome.SOLVED:
         return Prediction(False, proof.nodes, 0, bound, 0, 0, 0, 0, 0, 0, 0.0, 0)
     children = first_moves(start)
     budget = min(nodes, max(first_move_nodes, 2 * proof.nodes))
+    spare = FIRST_MOVES_SHARE * nodes  # positions left for the first moves together
     winning = probed = 0
     for child in children:
-        left = deadline - time.perf_counter()
-        if left <= 0:
+        left = None if deadline is None else deadline - time.perf_counter()
+        if spare <= 0 or (left is not None and left <= 0):
             break
         probed += 1
-        found = solve(child, nodes=budget, seconds=left)
+        found = solve(child, nodes=min(budget, spare), seconds=left)
+        spare -= found.nodes
         winning += found.outcome is Outcome.SOLVED
     home = playouts_home(start, playouts=playouts, deadline=deadline)
     wins = sum(cards == bound for cards in home)
