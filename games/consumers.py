@@ -16,6 +16,7 @@ from typing import Any
 
 from accounts.sockets import user_group
 from kit.api import rate_limit
+from kit.commits import answers_first, run_all
 from kit.errors import NotFound, Refusal
 from kit.http import ApiError
 from kit.sockets import (
@@ -187,14 +188,19 @@ class GameConsumer(JsonSocket):
         if not self.is_player:
             raise ApiError(403, "spectator", "Spectators watch; only the player can act.")
         user = self.scope["user"]
-        # The broadcasts of what commits leave from the loop, after the answer.
+        # The broadcasts of what commits leave from the loop, after the answer;
+        # the work that waits on Redis or the broker (a race's progress, a job
+        # queued) runs after it too, off the loop (kit.commits, issue 38).
         async with outbox():
-            if kind == "resign":
-                reply = await database_sync_to_async(_resign)(
-                    self.attempt_id, user, self.channel_name
-                )
-            else:  # {"seq": N, "action": {...}}, with or without "type": "action"
-                reply = await database_sync_to_async(_act)(
-                    self.attempt_id, user, message, self.channel_name
-                )
+            with answers_first() as waiting:
+                if kind == "resign":
+                    reply = await database_sync_to_async(_resign)(
+                        self.attempt_id, user, self.channel_name
+                    )
+                else:  # {"seq": N, "action": {...}}, with or without "type": "action"
+                    reply = await database_sync_to_async(_act)(
+                        self.attempt_id, user, message, self.channel_name
+                    )
             await self.send(text_data=reply)
+            if waiting:
+                await database_sync_to_async(run_all)(waiting)

@@ -53,9 +53,12 @@ def announce(signal: Signal, attempt: Attempt) -> None:
 def announce_result_on_commit(attempt: Attempt) -> None:
     """Send ``result_changed`` once the current transaction commits (never for a
     change rolled back)."""
-    after_commit(lambda: announce(result_changed, attempt))
+    after_commit(lambda: announce(result_changed, attempt), after_answer=True)
 
 
 def announce_sealed_on_commit(attempt: Attempt, game: Game) -> None:
     """Send ``sealed_attempt_changed`` once the current transaction commits."""
-    after_commit(lambda: sealed_attempt_changed.send(sender=Attempt, attempt=attempt, game=game))
+    after_commit(
+        lambda: sealed_attempt_changed.send(sender=Attempt, attempt=attempt, game=game),
+        after_answer=True,
+    )

@@ -54,7 +54,7 @@ def queue_on_commit(task: Task, *args: Any) -> None:
             how = "failed in process" if settings.CELERY_TASK_ALWAYS_EAGER else "not queued"
             log.warning("%s%r %s: %s: %s", task.name, args, how, type(exc).__name__, exc)
 
-    after_commit(send)
+    after_commit(send, after_answer=True)  # a broker's round trip: not before the ack
 
 
 DATABASE_RETRY: dict[str, Any] = {
@@ -95,7 +95,7 @@ def queue_proof(attempt_id: int) -> None:
         except Exception:
             log.warning("proof of %s not queued: the broker did not answer", attempt_id)
 
-    after_commit(send)
+    after_commit(send, after_answer=True)
 
 
 @shared_task

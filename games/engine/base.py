@@ -162,6 +162,16 @@ class Game(ABC):
     def is_dead_end(self) -> bool:
         return False
 
+    def dead_end(self) -> bool:
+        """:meth:`is_dead_end`, asked once per position (as :meth:`generate_moves`
+        lists the moves once): the player's view and the stored game both say it,
+        every action (issue 38)."""
+        when = (self.moves, self.depth)
+        known = self.__dict__.get("_dead_end")
+        if known is None or known[0] != when:
+            known = self._dead_end = (when, self.is_dead_end())
+        return known[1]
+
     def worth_proving_lost(self) -> bool:
         """Whether this position is tight enough that a proof of a dead end is likely
         and cheap, so the service asks the solver after the action that reached it.
@@ -589,7 +599,7 @@ class Game(ABC):
             "moves": self.moves,
             "won": self.won,
             "undo": len(self.history),
-            "dead_end": self.is_dead_end(),
+            "dead_end": self.dead_end(),
         }
         if not full:
             # What a "Finish" button plays (issue 15): the player's business only.
