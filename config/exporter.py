@@ -98,7 +98,8 @@ class QueueCollector(Collector):
 
 def _queue_names() -> list[str]:
     """The queues a worker may be asked to take: the app's, and those its routes send
-    tasks to (``CELERY_TASK_ROUTES``: ``fairplay``), though no worker here declared them."""
+    tasks to (``CELERY_TASK_ROUTES``: ``interactive``, ``heavy``, ``fairplay``, issue
+    38), though no worker here declared them."""
     routes = current_app.conf.task_routes or {}
     routed = {r["queue"] for r in routes.values() if isinstance(r, dict) and "queue" in r}
     return sorted(set(current_app.amqp.queues) | routed) or [current_app.conf.task_default_queue]

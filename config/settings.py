@@ -51,6 +51,7 @@
 | ``ADDRESS_RETENTION_DAYS`` | days an attempt keeps its client address and device id | 90 |
 | ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
 | ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
+| ``ANALYSIS_RATE`` | post-mortems queued on demand per player (then 429) | ``20/hour`` |
 | ``RACE_RATE`` | race rooms opened, joined, invited to, rematches, per player | ``30/min`` |
 | ``RACE_MINUTES`` | a race ends this long after its start; those still racing resign | 30 |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
@@ -383,11 +384,58 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_IGNORE_RESULT = True  # tasks write their results to the database
-# What the player knew (games/knowledge.py) is seconds of solver search per Easy Harp
-# win: a queue of its own, so it never holds a mail or a replay check back, nor they
-# it. Every worker started here consumes both queues (-Q celery,fairplay); compose
-# runs one worker for each (docker-compose.yml).
-CELERY_TASK_ROUTES = {"games.tasks.judge_knowledge": {"queue": "fairplay"}}
+# Queues that cannot starve each other (issue 38), every task of ours named here (a
+# test checks it, so a new one cannot land on a queue by default): "interactive",
+# what a player waits for (mail, a finished game's replay check and review, a race's
+# end and rating); "heavy", solver search (daily deals and their predicted
+# difficulty, practice pools, post-mortems, dead-end proofs), taken by workers of
+# their own, so analyses queued by the thousand never hold a reset mail back;
+# "fairplay", what the player knew (games/knowledge.py: up to 150 s of search per
+# Easy Harp win), a queue of its own so it can be given workers apart, taken by the
+# heavy workers beside "heavy"; "celery", the default, the periodic sweeps and
+# fan-outs, each short, taken by the interactive workers. WORKER_QUEUES names each
+# class of worker's queues (compose, Kubernetes and deploy/stack.py start one of each).
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+WORKER_QUEUES = {"interactive": ("interactive", "celery"), "heavy": ("heavy", "fairplay")}
+CELERY_TASK_ROUTES = {
+    name: {"queue": queue}
+    for queue, names in {
+        "interactive": (
+            "accounts.mail.mail_email_verification",
+            "accounts.mail.mail_password_reset",
+            "accounts.mail.mail_password_reset_for",
+            "accounts.mail.mail_account_notice",
+            "games.tasks.verify_attempt",
+            "games.tasks.review_attempt",
+            "races.tasks.end_due_races",
+            "leaderboard.tasks.rate_race",
+        ),
+        "heavy": (
+            "games.tasks.prepare_daily_deal",
+            "games.tasks.predict_daily_deal",
+            "games.tasks.fill_practice_pool",
+            "games.tasks.analyse_attempt",
+            "games.tasks.prove_lost",
+        ),
+        "fairplay": ("games.tasks.judge_knowledge",),
+        "celery": (
+            "games.tasks.prepare_daily_deals",
+            "games.tasks.fill_practice_pools",
+            "games.tasks.verify_pending_attempts",
+            "games.tasks.close_stale_attempts",
+            "games.tasks.ensure_action_partitions",
+            "games.tasks.purge_old_addresses",
+            "games.tasks.after_the_day",
+            "games.tasks.analyse_day",
+            "games.tasks.build_day_results",
+            "games.tasks.measure_daily_deal",
+            "accounts.tasks.purge_idle_guests",
+            "accounts.tasks.send_reminders",
+            "leaderboard.tasks.rate_unrated_races",
+        ),
+    }.items()
+    for name in names
+}
 # Run that test at all: on with a broker; off when tasks run in-process (make run,
 # the tests), where it would hold the answer of a win for seconds — then
 # ``manage.py judge_knowledge`` runs it by hand (docs/operations.md).
@@ -729,6 +777,9 @@ REST_FRAMEWORK = {
         "games": env.get("GAME_RATE", "60/min"),
         # … and games started by guests, per network, all its guests together (issue 38).
         "guest-games": env.get("GUEST_GAME_RATE", "600/hour"),
+        # Post-mortems queued on demand per player (games/api.py AnalysisView, issue 38):
+        # each is up to ANALYSIS_SECONDS of a heavy worker's search.
+        "analyses": env.get("ANALYSIS_RATE", "20/hour"),
         # Race rooms opened, joined, invited to, rematches asked for, per player (issue 29).
         "races": env.get("RACE_RATE", "30/min"),
         # Per address: the Content-Security-Policy reports a browser sends.

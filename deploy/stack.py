@@ -10,10 +10,14 @@ started as plain processes on this machine.
 - **Redis**: a ``redis-server`` of the stack's own on a free port, with an
   append-only file as in the compose file, so it can be restarted without
   touching anyone else's Redis.
-- ``manage.py migrate`` and ``manage.py prepare_dailies``, then **N daphnes** on
-  consecutive ports from ``--port``, **one Celery worker** and **Celery beat**, all
-  with the production settings (``config.settings``: no debug, connection pool,
-  Redis for cache, sessions, channel layer and broker).
+- ``manage.py migrate``, then **N daphnes** on consecutive ports from ``--port``,
+  **two Celery workers** — one for the interactive and default queues, one for
+  the heavy ones (``QUEUES``) — and **Celery beat**, all with the production
+  settings (``config.settings``: no debug, connection pool, Redis for cache,
+  sessions, channel layer and broker). Beside the daphnes' start,
+  ``manage.py prepare_dailies --queue`` queues the days' deals for the heavy
+  worker and marks them being dealt: the service answers in seconds, and the
+  lobby shows today's deals as soon as they are dealt (issue 38).
 
 ``--pgbouncer``: daphnes, worker and beat reach the database through a
 ``pgbouncer`` of the stack's own in transaction pooling (``PGBOUNCER=1``), as
@@ -81,9 +85,12 @@ CELERY = [sys.executable, "-m", "celery", "-A", "config", "--quiet"]
 QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
 """Worker-to-worker chatter this service does not use (and Celery's gossip
 fails to restart after a broker outage)."""
-QUEUES = ["-Q", "celery,fairplay"]
-"""The queues a worker takes: the default one and the hidden-knowledge test's
-(``CELERY_TASK_ROUTES``)."""
+QUEUES = {"interactive": "interactive,celery", "heavy": "heavy,fairplay"}
+"""The queues each class of worker takes (``WORKER_QUEUES`` in ``config/settings.py``,
+which routes every task to one of them: issue 38): what players wait for and the
+periodic sweeps; the solver's searches. ``ALL_QUEUES``: a worker that takes them
+all (a test's one worker)."""
+ALL_QUEUES = ",".join(QUEUES.values())
 
 
 # --- processes, ports and databases (also used by the benches and tests) ---------
@@ -396,14 +403,19 @@ def start_nginx(
 
 
 def start_worker(
-    env: dict[str, str], log: Path, *options: str, own_group: bool = False
+    env: dict[str, str],
+    log: Path,
+    *options: str,
+    queues: str = ALL_QUEUES,
+    own_group: bool = False,
 ) -> subprocess.Popen[bytes]:
-    """``celery -A config worker`` with ``env`` and ``options``, its output appended
-    to ``log``. ``own_group``: in a process group of its own, with its pool's
-    children, so that ``os.killpg`` kills the whole worker at once."""
+    """``celery -A config worker`` with ``env`` and ``options`` taking ``queues``
+    (comma-separated: ``QUEUES["heavy"]``; all of them by default), its output
+    appended to ``log``. ``own_group``: in a process group of its own, with its
+    pool's children, so that ``os.killpg`` kills the whole worker at once."""
     with log.open("ab") as out:
         return subprocess.Popen(
-            [*CELERY, "worker", "--loglevel", "INFO", *QUEUES, *QUIET, *options],
+            [*CELERY, "worker", "--loglevel", "INFO", "-Q", queues, *QUIET, *options],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -479,8 +491,10 @@ class Restarts:
 
 
 class Stack:
-    """PostgreSQL database, own Redis, N daphnes, a Celery worker and beat; nginx
-    in front if ``nginx`` (on ``nginx_port``, else a free one).
+    """PostgreSQL database, own Redis, N daphnes, two Celery workers (``worker``:
+    the interactive and default queues; ``heavy_worker``: the heavy ones) and
+    beat; nginx in front if ``nginx`` (on ``nginx_port``, else a free one).
+    ``prepare``: the days' deals queued at start (``prepare_dailies --queue``).
 
     Use as a context manager (everything is stopped on exit, the database
     dropped if ``drop``). ``env`` is the environment every process got; pass
@@ -541,6 +555,7 @@ class Stack:
         self.redis: subprocess.Popen[bytes] | None = None
         self.daphnes: list[subprocess.Popen[bytes] | None] = [None] * daphnes
         self.worker: subprocess.Popen[bytes] | None = None
+        self.heavy_worker: subprocess.Popen[bytes] | None = None
         self.beat: subprocess.Popen[bytes] | None = None
         self.created = False
         self.restarts: dict[str, Restarts] = {}
@@ -558,12 +573,17 @@ class Stack:
             if self.pgbouncer_port is not None:
                 self.start_pgbouncer()
             migrate(self.migrate_env)
-            if self.prepare:
-                self.manage("prepare_dailies")
+            # Nothing heavy before the service answers (issue 38): the days' deals are
+            # queued for the heavy worker and marked being dealt, beside the daphnes'
+            # start, and waited for (a second or two) before the stack is said up.
+            preparing = self.queue_dailies() if self.prepare else None
             for n in range(len(self.daphnes)):
                 self.start_daphne(n)
+            if preparing is not None and preparing.wait(timeout=120) != 0:
+                raise RuntimeError(f"prepare_dailies --queue exited {preparing.returncode}")
             if self.with_worker:
                 self.start_worker()
+                self.start_heavy_worker()
             if self.with_beat:
                 self.start_beat()
             if self.nginx_port is not None:
@@ -574,7 +594,7 @@ class Stack:
         return self
 
     def close(self) -> None:
-        processes = [self.nginx, self.worker, self.beat, *self.daphnes]
+        processes = [self.nginx, self.worker, self.heavy_worker, self.beat, *self.daphnes]
         stop([p for p in processes if p is not None])
         self.stop_nginx_mask()
         for service in (self.pgbouncer, self.redis):
@@ -608,6 +628,18 @@ class Stack:
             timeout=300,
             stdout=subprocess.DEVNULL,
         )
+
+    def queue_dailies(self) -> subprocess.Popen[bytes]:
+        """``manage.py prepare_dailies --queue``, started: today's and the next days'
+        deals queued for the heavy worker, each marked being dealt until it is."""
+        with (self.logs / "prepare.log").open("ab") as out:
+            return subprocess.Popen(
+                [sys.executable, "manage.py", "prepare_dailies", "--queue"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
 
     def log(self, name: str) -> str:
         path = self.logs / f"{name}.log"
@@ -673,7 +705,16 @@ class Stack:
             self.nginx_mask = None
 
     def start_worker(self) -> None:
-        self.worker = start_worker(self.env, self.logs / "worker.log", "--concurrency", "1")
+        """The interactive worker: mail, replay checks, reviews, races, the sweeps."""
+        self.worker = start_worker(
+            self.env, self.logs / "worker.log", "--concurrency", "1", queues=QUEUES["interactive"]
+        )
+
+    def start_heavy_worker(self) -> None:
+        """The heavy worker: the solver's searches, which never hold the other back."""
+        self.heavy_worker = start_worker(
+            self.env, self.logs / "worker-heavy.log", "--concurrency", "1", queues=QUEUES["heavy"]
+        )
 
     def start_beat(self) -> None:
         schedule = str(self.logs / "beat-schedule")
@@ -694,6 +735,7 @@ class Stack:
         ]
         if self.with_worker:
             supervised.append(("worker", self.worker, self.start_worker))
+            supervised.append(("heavy worker", self.heavy_worker, self.start_heavy_worker))
         if self.with_beat:
             supervised.append(("beat", self.beat, self.start_beat))
         if self.nginx_port is not None:
@@ -743,7 +785,8 @@ class Stack:
             f"daphne {n + 1}:   http://127.0.0.1:{port}/ ({pid(self.daphnes[n])})"
             for n, port in enumerate(self.ports)
         ]
-        for name, process in (("worker", self.worker), ("beat", self.beat)):
+        workers = (("worker", self.worker), ("heavy worker", self.heavy_worker))
+        for name, process in (*workers, ("beat", self.beat)):
             if process is not None:
                 lines.append(f"{name + ':':<11} {pid(process)}")
         if self.nginx_port is not None:

@@ -22,6 +22,7 @@ from kit.api import (
     StrictIntegerField,
     StrictObjectField,
     StrictSerializer,
+    client_network,
     parse_date,
     rate_limit,
 )
@@ -506,6 +507,14 @@ class AnalysisView(APIView):
         summary="A finished game's post-mortem: where it went wrong, or its line against par",
     )
     def get(self, request: Request, attempt_id: int) -> Response:
+        # Each analysis queued on demand spends the player's ANALYSIS_RATE (429 over
+        # it, nothing queued); asking again for one pending or stored spends nothing.
+        user = request.user
+        ident = f"user-{user.pk}" if user.is_authenticated else client_network(request)
+
+        def queue(pk: int) -> None:
+            queue_analysis(pk, budget=lambda: rate_limit("analyses", ident))
+
         return Response(
-            attempt_analysis_json(attempt_id=attempt_id, viewer=request.user, queue=queue_analysis)
+            attempt_analysis_json(attempt_id=attempt_id, viewer=request.user, queue=queue)
         )

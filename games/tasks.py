@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from celery import Task, shared_task
@@ -257,13 +258,25 @@ ANALYSIS_PENDING_S = 120
 (a lost message must not silence it for good)."""
 
 
-def queue_analysis(attempt_id: int) -> None:
+def queue_analysis(attempt_id: int, *, budget: Callable[[], None] | None = None) -> None:
     """Queue the analysis of a game asked for (``analysis.analysed_on_demand``),
     coalesced: at most one pending per game (a key in the shared cache), however
-    often its page asks. A broker or cache that does not answer is a warning:
-    the page asks again."""
+    often its page asks. ``budget`` is called only when one is about to be
+    queued — a page asking again for a pending one spends nothing — and may
+    refuse by raising (the door's per-player budget, ``ANALYSIS_RATE``: issue 38),
+    before anything is queued. A broker or cache that does not answer is a
+    warning: the page asks again."""
+    key = f"analysis-pending:{attempt_id}"
     try:
-        if cache.add(f"analysis-pending:{attempt_id}", 1, timeout=ANALYSIS_PENDING_S):
+        if cache.get(key) is not None:
+            return
+    except Exception:
+        log.warning("analysis of %s not queued: the cache did not answer", attempt_id)
+        return
+    if budget is not None:
+        budget()
+    try:
+        if cache.add(key, 1, timeout=ANALYSIS_PENDING_S):
             analyse_attempt.delay(attempt_id)
     except Exception:
         log.warning("analysis of %s not queued: the broker did not answer", attempt_id)

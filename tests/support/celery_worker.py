@@ -4,7 +4,11 @@
 (``REDIS_URL``, the broker), which the test process queues tasks to — the
 eager mode of the other tests is switched off around them.
 
-Used by ``tests/system/worker/test_celery_worker.py`` and
+A worker takes every queue unless told which (``queues``: one class of
+worker's, ``deploy.stack.QUEUES``, as compose and the stack run them: issue 38).
+
+Used by ``tests/system/worker/test_celery_worker.py``,
+``tests/system/worker/test_queues.py`` and
 ``tests/system/faults/test_worker_killed.py``.
 """
 
@@ -21,7 +25,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app
-from deploy.stack import start_worker
+from deploy.stack import ALL_QUEUES, start_worker
 
 WAIT = 60.0
 
@@ -55,11 +59,20 @@ def worker_env(**extra: str) -> dict[str, str]:
 
 class Worker:
     """One worker process, in a process group of its own (with its pool's
-    children, so the whole worker can be killed at once), logging to a file."""
+    children, so the whole worker can be killed at once), logging to a file,
+    taking ``queues`` (comma-separated; every one by default)."""
 
-    def __init__(self, log_path: Path, *options: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        log_path: Path,
+        *options: str,
+        queues: str = ALL_QUEUES,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.log_path = log_path
-        self.process = start_worker(env or worker_env(), log_path, *options, own_group=True)
+        self.process = start_worker(
+            env or worker_env(), log_path, *options, queues=queues, own_group=True
+        )
 
     @property
     def pid(self) -> int:
@@ -91,12 +104,14 @@ class Worker:
 
 @contextlib.contextmanager
 def workers(directory: Path) -> Iterator[Callable[..., Worker]]:
-    """``start(*options, env=None)`` starts a worker logging into ``directory``;
-    all are stopped on leaving."""
+    """``start(*options, queues=ALL_QUEUES, env=None)`` starts a worker logging
+    into ``directory``; all are stopped on leaving."""
     started: list[Worker] = []
 
-    def start(*options: str, env: dict[str, str] | None = None) -> Worker:
-        worker = Worker(directory / f"worker{len(started) + 1}.log", *options, env=env)
+    def start(*options: str, queues: str = ALL_QUEUES, env: dict[str, str] | None = None) -> Worker:
+        worker = Worker(
+            directory / f"worker{len(started) + 1}.log", *options, queues=queues, env=env
+        )
         started.append(worker)
         return worker
 
