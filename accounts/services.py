@@ -12,14 +12,13 @@ from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
-from django.dispatch import Signal
 from django.utils import timezone
 
 from kit.errors import Conflict, Invalid
 
 from .models import HeldName, User
 from .names import username_skeleton
-from .signals import guests_purging
+from .signals import guest_games_expiring, guests_purging
 
 USERNAME_MIN = 3
 USERNAME_MAX = 30
@@ -141,13 +140,6 @@ def guests_purge(*, idle: dt.timedelta, now: dt.datetime | None = None) -> int:
         User.objects.filter(pk__in=ids, is_guest=True).delete()
     return len(ids)
 
-
-guest_games_expiring = Signal()
-"""Sent by ``guest_games_purge`` with ``sender=User``, ``ended_before`` and
-``batch``: the games app deletes at most ``batch`` of the guests' finished
-practice games that ended before then and answers how many
-(games/services.py ``attempts_of_guests_expire``). Imports run one way:
-accounts knows nothing of games."""
 
 GUEST_GAMES_BATCH = 1000
 """Guests' old games deleted in one transaction at most (each with its action log)."""

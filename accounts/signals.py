@@ -25,6 +25,13 @@ deletes their games (``Attempt.player`` is PROTECT, so a player with games is
 never deleted by a slip — issue 28). A guest's games are on no board."""
 
 
+guest_games_expiring = Signal()
+"""Sent by ``accounts.services.guest_games_purge`` with ``sender=User``,
+``ended_before`` and ``batch``: the games app deletes at most ``batch`` of the
+guests' finished practice games that ended before then and answers how many
+(games/services.py ``attempts_of_guests_expire``; issue 38)."""
+
+
 def claim_guest(*, guest: User, account: User) -> dict[str, Any]:
     """Announce that ``account`` claims ``guest``'s games; returns what the
     receivers say they did, merged (``{"claimed": [...], "kept": [...]}``)."""

@@ -69,6 +69,13 @@ def _forget_player(sender: type, *, user: Any, former: str, **kwargs: Any) -> No
     reissue_day_results(daily_ids=player_forget(user=user, former=former))
 
 
+def _expire_guest_games(sender: type, *, ended_before: Any, batch: int, **kwargs: Any) -> int:
+    """The guests' old practice games go, the guests staying (issue 38)."""
+    from .services import attempts_of_guests_expire
+
+    return attempts_of_guests_expire(ended_before=ended_before, batch=batch)
+
+
 def _purge_guests(sender: type, *, guest_ids: list[int], **kwargs: Any) -> None:
     """The guest purge deletes idle guests: their games first (issue 28)."""
     from .services import attempts_of_guests_delete
@@ -81,7 +88,7 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.privacy import account_deleted, export_requested
-        from accounts.signals import guest_claimed, guests_purging
+        from accounts.signals import guest_claimed, guest_games_expiring, guests_purging
 
         # The engine's errors said as the kit's refusals, for every door.
         # The jobs' receivers of the services' signals (games/signals.py).
@@ -94,6 +101,7 @@ class GamesConfig(AppConfig):
         export_requested.connect(_export_games, dispatch_uid="games.export")
         account_deleted.connect(_forget_player, dispatch_uid="games.forget_player")
         guests_purging.connect(_purge_guests, dispatch_uid="games.purge_guests")
+        guest_games_expiring.connect(_expire_guest_games, dispatch_uid="games.expire_guest_games")
 
         post_migrate.connect(_ensure_partitions, sender=self, dispatch_uid="games.partitions")
         pre_migrate.connect(_unbounded_migrations, sender=self, dispatch_uid="games.unbounded")

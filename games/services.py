@@ -17,11 +17,9 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.dispatch import receiver
 from django.utils import timezone
 
 from accounts.models import User
-from accounts.services import guest_games_expiring
 from games.engine import (
     EngineError,
     Game,
@@ -430,10 +428,7 @@ def attempts_of_guests_delete(*, guest_ids: list[int]) -> int:
     return int(by_model.get(Attempt._meta.label, 0))
 
 
-@receiver(guest_games_expiring, dispatch_uid="games.services.attempts_of_guests_expire")
-def attempts_of_guests_expire(
-    sender: Any = None, *, ended_before: dt.datetime, batch: int, **signal: Any
-) -> int:
+def attempts_of_guests_expire(*, ended_before: dt.datetime, batch: int) -> int:
     """Delete at most ``batch`` of the guests' practice games that ended before
     ``ended_before`` (with their action log, reviews and analyses), the guests
     staying (issue 38; ``accounts.services.guest_games_purge``). Only what no

@@ -14,6 +14,7 @@ from django.db import connection, connections
 
 from games.engine import GameSpec, register, unregister
 from kit.api import local_counts
+from kit.sockets import FRAMES, SNAPSHOTS
 from tests.support.api import Client, sign_up, uses_postgres
 from tests.support.toy_bakers import BAKERS
 
@@ -63,6 +64,8 @@ def _not_at_midnight():
 def _clear_cache():
     cache.clear()  # throttles count per test
     local_counts.forget()  # and so do their counts kept in process
+    FRAMES.forget()  # and the sockets' budgets per player (kit/sockets.py)
+    SNAPSHOTS.forget()
     yield
 
 
