@@ -12,11 +12,11 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
-## run: the service on the embedded defaults (SQLite, in-process), daphne on :$(PORT)
+## run: the service on the embedded defaults (SQLite, in-process), daphne on :$(PORT),
+## answering at once while the daily deals are prepared beside it (games/management/commands/serve.py)
 run: $(VENV)/.installed
 	DEBUG=1 $(PY) manage.py migrate --noinput
-	DEBUG=1 $(PY) manage.py prepare_dailies
-	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	DEBUG=1 $(PY) manage.py serve 127.0.0.1:$(PORT)
 
 ## stack: the production process set without Docker (PostgreSQL, Redis, 2 daphnes on
 ## :$(PORT) and the next port, a Celery worker, beat) until Ctrl-C, starting again a

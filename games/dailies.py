@@ -14,9 +14,14 @@ and node budgets, never by the clock, so a second run (another worker, a retry)
 picks the same deals and changes nothing.
 
 Reading a day that the job has not prepared (``daily_deal_get``) never waits
-for a solver: it takes the first candidate unproven and logs it — the day is
-never left without a deal. Used by the writes (``services``) and the reads
-(``selectors``) alike.
+for a solver. A day being dealt — queued for preparation or in it, a mark in the
+shared cache (``daily_deals_mark``; ``manage.py prepare_dailies --queue`` at start,
+issue 38) — is refused 409 ``being_dealt`` with the seconds to wait, so the
+service answers from its first second and shows each deal once it is proven;
+any other missing day takes its first candidate unproven, logged — the day is
+never left without a deal (the mark lapses after ``DEALING_S``: a heavy worker
+down does not hold the lobby shut). Used by the writes (``services``) and the
+reads (``selectors``) alike.
 
 What is published when: ``commitment`` (SHA-256 of the code), ``par`` and the
 predicted difficulty (``predicted``: counts only) from the start of the day,
@@ -33,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -47,6 +53,7 @@ from games.engine import (
     solve,
 )
 from games.engine.solver import Outcome
+from kit.errors import Conflict
 
 from . import metrics
 from .daily_keys import candidate_codes
@@ -186,14 +193,78 @@ def _store(
         return DailyDeal.objects.select_related("deal").get(date=date, variant=variant)
 
 
+DEALING_S = 600
+"""A day marked being dealt when its preparation is queued stays so this long at
+most (a heavy worker busy or down: then it is made on demand, unproven)."""
+
+PREPARING_S = 180
+"""… and while it is prepared, this long at most: above a task's hard time limit
+(``CELERY_TASK_TIME_LIMIT``, 150 s), so a killed preparation does not hold it."""
+
+DEALING_RETRY_S = 5
+"""The wait a ``being_dealt`` refusal asks for (a deal takes seconds to a minute)."""
+
+
+def _dealing_key(date: dt.date, variant: str) -> str:
+    return f"daily-dealing:{date.isoformat()}:{variant}"
+
+
+def daily_deals_mark(
+    *, start: dt.date | None = None, days: int = DAYS_AHEAD, seconds: int = DEALING_S
+) -> int:
+    """Mark each day from ``start`` (today) for ``days`` days and each variant
+    that has no deal yet as being dealt, for ``seconds``: until its preparation,
+    queued, has stored it, reading it is refused 409 ``being_dealt`` rather than
+    made unproven on demand. Returns how many were marked. A cache that does not
+    answer marks nothing (logged): such a day is then made on demand, as before."""
+    start = start or utc_today()
+    dates = [start + dt.timedelta(days=offset) for offset in range(days)]
+    stored = set(DailyDeal.objects.filter(date__in=dates).values_list("date", "variant"))
+    missing = [(d, v) for d in dates for v in ALL_VARIANTS if (d, v) not in stored]
+    try:
+        cache.set_many({_dealing_key(d, v): 1 for d, v in missing}, timeout=seconds)
+    except Exception as exc:
+        log.warning("daily deals not marked being dealt: %s: %s", type(exc).__name__, exc)
+        return 0
+    return len(missing)
+
+
+def being_dealt(*, date: dt.date, variant: str) -> bool:
+    """Whether the day's deal is marked being dealt (``daily_deals_mark``, or its
+    preparation running); False while the cache does not answer."""
+    try:
+        return cache.get(_dealing_key(date, variant)) is not None
+    except Exception:
+        return False
+
+
+def _dealing(date: dt.date, variant: str, seconds: int | None) -> None:
+    """Mark (``seconds``) or unmark (None) one day's deal; a cache away is let be."""
+    try:
+        if seconds is None:
+            cache.delete(_dealing_key(date, variant))
+        else:
+            cache.set(_dealing_key(date, variant), 1, timeout=seconds)
+    except Exception:
+        log.warning("daily deal %s %s: the cache did not answer", date, variant)
+
+
 def daily_deal_prepare(*, date: dt.date, variant: str, effort: Effort | None = None) -> DailyDeal:
     """The daily deal of ``date`` and ``variant``, chosen and proven now if it
-    does not exist yet. A day once stored is never changed: players may have
-    started it."""
+    does not exist yet — marked being dealt meanwhile (``being_dealt``). A day
+    once stored is never changed: players may have started it."""
     _, variant = _canonical(variant)
     daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
     if daily is not None:
         return daily
+    _dealing(date, variant, PREPARING_S)
+    try:
+        return _prepare(date=date, variant=variant, effort=effort)
+    finally:
+        _dealing(date, variant, None)
+
+
+def _prepare(*, date: dt.date, variant: str, effort: Effort | None) -> DailyDeal:
     started = time.perf_counter()
     choice = daily_deal_choose(date=date, variant=variant, effort=effort)
     # How hard it is, published beside the commitment: an unproven deal has none.
@@ -228,11 +299,19 @@ def daily_deals_prepare(*, start: dt.date | None = None, days: int = DAYS_AHEAD)
 def daily_deal_get(*, date: dt.date, variant: str) -> DailyDeal:
     """The daily deal of ``date`` and ``variant`` (PRODUCT.md: created on demand
     if the job has not made it yet). On demand nothing is solved — a request
-    never waits for a solver — so the day takes its first candidate, unproven."""
+    never waits for a solver: a day being dealt (``being_dealt``) is refused 409
+    ``being_dealt`` with the seconds to wait (``params.wait``), any other takes its
+    first candidate, unproven."""
     _, variant = _canonical(variant)
     daily = DailyDeal.objects.select_related("deal").filter(date=date, variant=variant).first()
     if daily is not None:
         return daily
+    if being_dealt(date=date, variant=variant):
+        raise Conflict(
+            "being_dealt",
+            f"The daily deals of {date} are being dealt: they appear within a minute.",
+            params={"wait": DEALING_RETRY_S},
+        )
     code = next(daily_candidates(date=date, variant=variant))
     log.warning("daily deal %s %s made on demand, unproven: is beat running?", date, variant)
     metrics.daily_made_on_demand(variant=variant)

@@ -123,6 +123,15 @@ async function load() {
         }),
     );
   } catch (err) {
+    if (err.code === "being_dealt") {
+      // The service has just started and is still proving today's deals (issue 38):
+      // say so and ask again; they show as soon as they are dealt.
+      for (const li of document.querySelectorAll(".deal.placeholder")) {
+        li.textContent = gettext("Being dealt…");
+      }
+      setTimeout(load, 1000 * (Number(err.params?.wait) || 5));
+      return;
+    }
     $("lobby-error").textContent = err.message;
   }
 }
