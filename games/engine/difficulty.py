@@ -68,8 +68,10 @@ as not winning."""
 FIRST_MOVES_SHARE = 1
 """The first-move searches of a prediction expand at most this many times its
 proof's node budget (``nodes``) in all, each taking what its own budget needs of
-what is left: on the calibration days (``bench/difficulty.py``) an Easy Harp
-day's took at most three quarters of it. A budget of positions, never of time
+what is left: on the calibration days (``bench/difficulty.py``, 2026-01-01 on)
+they took at most 44,211 of Easy Harp's 60,000 (21 days), 8,419 of Seahaven 4
+cells' 200,000 and 1,481 of 1 cell's 100,000 (10 days each), so none of those
+predictions changes. A budget of positions, never of time
 (issue 38): the same deal gets the same figures, and so the same level, on any
 machine however busy — a wall-clock stop once published a day as level 2 from
 1 of its 16 playouts that all 16 made level 1. The cost stays bounded all the
