@@ -31,7 +31,7 @@
 | ``GUEST_GAMES_DAYS`` | days after it ended a guest's practice game is deleted | 7 |
 | ``PASSWORD_RESET_TIMEOUT`` | seconds a password-reset link works (once) | 3600 |
 | ``EMAIL_VERIFY_TIMEOUT`` | seconds an email-verification link works | 259200 (3 days) |
-| ``ACCOUNT_SECURE_TIMEOUT`` | seconds a "this wasn't me" link of a notice works (once) | 1209600 (14 days) |
+| ``ACCOUNT_SECURE_TIMEOUT`` | seconds a notice's "this wasn't me" link works (once) | 1209600 |
 | ``SIGNIN_NOTICES`` | ``0``: no mail on a sign-in from a browser new to the account | on |
 | ``DELETED_NAME_HOLD_DAYS`` | days a deleted account's name is held from sign-ups | 365 |
 | ``PASSWORD_RESET_RATE`` | reset requests per address | ``10/hour`` |

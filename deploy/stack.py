@@ -77,9 +77,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DAPHNE = str(Path(sys.executable).parent / "daphne")  # the venv running this
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 PG_HOST, PG_PORT = "127.0.0.1", 5432
-DAPHNE_QUIET = ["-v", "0"]
+DAPHNE_QUIET = ["-v", "0", "--websocket_connect_timeout", "20"]
 """Daphne's own access log off (plain text on stdout): the service writes one
-line per request itself, JSON like every other (``kit/logs.py``)."""
+line per request itself, JSON like every other (``kit/logs.py``); and a
+websocket's handshake given ``kit.sockets.HANDSHAKE_TIMEOUT_S``, as compose and
+Kubernetes give it (issue 38: a connect storm answered late, not dropped)."""
 CELERY = [sys.executable, "-m", "celery", "-A", "config", "--quiet"]
 """``--quiet``: no start-up banner on stdout, where every line is JSON."""
 QUIET = ["--without-gossip", "--without-mingle", "--without-heartbeat"]

@@ -50,10 +50,11 @@ def test_the_services_the_product_needs_with_health_checks_and_volumes():
         "redis",
         "web",
         "worker",
+        "worker-heavy",
         "beat",
         "nginx",
     }
-    for name in ("db", "pgbouncer", "redis", "web", "nginx", "worker"):
+    for name in ("db", "pgbouncer", "redis", "web", "nginx", "worker", "worker-heavy"):
         assert "healthcheck" in services[name], name
     assert set(spec["volumes"]) == {"pgdata", "redisdata"}
     assert "daphne" in services["web"]["command"]
@@ -73,9 +74,11 @@ def test_web_health_is_readiness_and_the_migrations_run_first():
     # Ready means migrated too (config/health.py): worker, beat and nginx wait for it.
     assert "/readyz" in " ".join(services["web"]["healthcheck"]["test"])
     assert "/readyz" in " ".join(services["nginx"]["healthcheck"]["test"])
-    for name in ("worker", "beat", "nginx"):
+    for name in ("worker", "worker-heavy", "beat", "nginx"):
         assert services[name]["depends_on"]["web"]["condition"] == "service_healthy", name
-    assert services["migrate"]["command"][-2:] == ["migrate", "--noinput"]
+    # The migrations, then the days' deals queued, not dealt, before web starts (issue 38).
+    assert services["migrate"]["command"][-1].startswith("python manage.py migrate --noinput && ")
+    assert services["migrate"]["command"][-1].endswith("prepare_dailies --queue")
     assert services["web"]["depends_on"]["migrate"]["condition"] == (
         "service_completed_successfully"
     )
@@ -168,3 +171,20 @@ def test_every_container_s_logs_are_rotated_and_nginx_logs_no_full_address():
     for exact in ("$remote_addr", "$request ", "$request_uri", "$args", "$http_x_forwarded_for"):
         assert exact not in fmt.group(1), exact
     assert "$remote_network" in fmt.group(1) and "$uri" in fmt.group(1)
+
+
+def test_every_daphne_gives_a_handshake_the_kits_time():
+    """Issue 38: a connect storm's handshakes are answered late, not dropped at
+    daphne's 5 s default; compose, Kubernetes and the stack say the same time."""
+    from deploy.stack import DAPHNE_QUIET
+    from kit.sockets import HANDSHAKE_TIMEOUT_S
+
+    def timeout(command: list[str]) -> int:
+        return int(command[command.index("--websocket_connect_timeout") + 1])
+
+    web = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]["web"]
+    docs = yaml.safe_load_all((ROOT / "deploy/k8s/base/web.yaml").read_text())
+    pod = next(doc for doc in docs if doc["kind"] == "Deployment")
+    (container,) = pod["spec"]["template"]["spec"]["containers"]
+    for command in (web["command"], container["command"], DAPHNE_QUIET):
+        assert timeout(command) == HANDSHAKE_TIMEOUT_S, command

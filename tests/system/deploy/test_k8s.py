@@ -194,7 +194,9 @@ def test_beat_is_one_pod_replaced_not_rolled(rendered):
     worker = one(rendered["production"], "Deployment", "worker")
     assert "worker" in pod_spec(worker)["containers"][0]["command"]
     job = one(rendered["production"], "Job", "migrate")
-    assert pod_spec(job)["containers"][0]["command"][-2:] == ["migrate", "--noinput"]
+    command = pod_spec(job)["containers"][0]["command"][-1]
+    assert command.startswith("python manage.py migrate --noinput && ")
+    assert command.endswith("prepare_dailies --queue")  # queued, not dealt (issue 38)
 
 
 # --- settings -------------------------------------------------------------------------
@@ -223,7 +225,7 @@ def test_every_app_container_takes_its_settings_from_the_configmap_and_secret(re
     for name, docs in rendered.items():
         containers = list(app_containers(docs))
         assert {w["metadata"]["labels"][COMPONENT] for w, _ in containers} == {
-            "web", "worker", "beat", "migrate"
+            "web", "worker", "worker-heavy", "beat", "migrate"
         }  # fmt: skip
         for workload, container in containers:
             where = f"{name}: {workload['metadata']['name']}"
