@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 CODE ?= EH1-N-AAAAAAF
 PORT ?= 8000
 
-.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-flood bench-login bench-cost bench-solver bench-log bench-tap bench-load bench-stall bench-race messages clean
+.PHONY: run stack deal test lint typecheck pytest bench bench-api bench-ws bench-flood bench-login bench-cost bench-solver bench-log bench-tap bench-load bench-stall bench-race bench-midnight messages clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,11 @@ bench-cost: $(VENV)/.installed
 ## a racer's own ack p99, daphne CPU per action against the floor (issue 29)
 bench-race: $(VENV)/.installed
 	$(PY) bench/race.py
+
+## bench-midnight: 00:00 UTC simulated: players open the new dailies while yesterday's analyses
+## run and reminders go out: first board and ack p50/p99, mail delays, CPU per process (issue 38)
+bench-midnight: $(VENV)/.installed
+	$(PY) bench/midnight.py
 
 bench-solver: $(VENV)/.installed
 	$(PY) bench/solver.py

@@ -69,7 +69,7 @@ import redis
 from websockets.asyncio.client import connect
 
 from bench.engine import timer_overhead
-from bench.measure import machine, percentile
+from bench.measure import drain, machine, percentile
 from bench.ws_load import (
     ACK_TIMEOUT_S,
     HTTP_THREADS,
@@ -224,22 +224,6 @@ def worker_ready(stack: Stack) -> None:
         time.sleep(0.2)
 
 
-def queued(client: redis.Redis) -> int:
-    """Celery tasks waiting in Redis or taken and not yet acknowledged."""
-    return int(client.llen("celery")) + int(client.hlen("unacked"))
-
-
-async def drain(client: redis.Redis) -> tuple[float, int]:
-    began = time.monotonic()
-    while time.monotonic() - began < DRAIN_LIMIT_S:
-        if queued(client) == 0:
-            await asyncio.sleep(0.3)  # the last task's writes
-            if queued(client) == 0:
-                return time.monotonic() - began, 0
-        await asyncio.sleep(0.2)
-    return time.monotonic() - began, queued(client)
-
-
 async def phase(
     name: str,
     players: list[CostPlayer],
@@ -259,7 +243,7 @@ async def phase(
         player.stats = stats
         player.over_http = name == "HTTP"
     await asyncio.gather(*(p.mend() for p in players))
-    await drain(broker)  # the set-up's replay checks are not the phase's
+    await drain(broker, DRAIN_LIMIT_S)  # the set-up's replay checks are not the phase's
     seen = len(worker_log())
     cpu = CpuMeter(pids, database)
     cpu.start()
@@ -268,7 +252,7 @@ async def phase(
     try:
         async with asyncio.timeout(seconds + ACK_TIMEOUT_S * 3 + 10):
             await asyncio.gather(*(p.play(start, end, 1 / rate) for p in players))
-        drain_s, left = await drain(broker)
+        drain_s, left = await drain(broker, DRAIN_LIMIT_S)
     finally:
         cpu.finish()
         await asyncio.gather(*(p.close_socket() for p in players), return_exceptions=True)
