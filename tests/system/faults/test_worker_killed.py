@@ -61,7 +61,7 @@ pytestmark = [requires_postgres, requires_redis, pytest.mark.django_db(transacti
 VARIANT = "SH1-C4"
 CODE = "SH1-C4-AAAAAJ2"  # winnable: the solver's line wins it
 VERIFY = "games.tasks.verify_attempt"
-QUEUE = "celery"  # Celery's default queue: a Redis list
+QUEUE = settings.CELERY_TASK_ROUTES[VERIFY]["queue"]  # its queue (issue 38): a Redis list
 PREFORK = ("--pool", "prefork", "--concurrency", "1")
 VISIBILITY = 30
 """Seconds: the whole-worker case's ``CELERY_VISIBILITY_TIMEOUT`` (a deployment's

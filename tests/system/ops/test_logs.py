@@ -329,6 +329,8 @@ def test_a_played_game_logs_json_with_its_ids_and_no_hidden_card_nor_daily_code(
                 capture_output=True,
             )
             wait_for_tasks(worker_log, "prepare_daily_deals", 1)
+            # …which queues one task a deal, each dealt and proven (issue 38).
+            wait_for_tasks(worker_log, "prepare_daily_deal", len(ALL_VARIANTS))
 
             player = Client(port, timeout=WAIT)
             player.sign_up("logreader", PASSWORD)
