@@ -178,7 +178,7 @@ def game_of(attempt: Attempt) -> Game:
     return game
 
 
-def action_write(
+def _row_values(
     *,
     attempt: Attempt,
     seq: int,
@@ -186,14 +186,12 @@ def action_write(
     game: Game,
     sent: dict[str, Any],
     resolved: dict[str, Any],
-) -> None:
-    """Log action ``seq`` (as sent and as resolved) and write the attempt after it
-    (``game``: its position now), in the caller's transaction, under the attempt
-    lock: one prepared statement on PostgreSQL, two on SQLite."""
+) -> tuple[list[Any], list[Any]]:
+    """The parameters of the action's log row (``_LOG_SQL`` but the attempt id,
+    which leads it) and of the attempt's write (``_WRITE_SQL``), adapted once."""
     ops = connection.ops
     adapt_json, adapt_time = ops.adapt_json_value, ops.adapt_datetimefield_value
     log = [
-        attempt.pk,
         seq,
         # The partition key: a function of the attempt (games/partitions.py).
         ops.adapt_datefield_value(log_month(attempt.started_at)),
@@ -215,6 +213,25 @@ def action_write(
         adapt_time(now),
         attempt.pk,
     ]
+    return log, write
+
+
+def action_write(
+    *,
+    attempt: Attempt,
+    seq: int,
+    now: dt.datetime,
+    game: Game,
+    sent: dict[str, Any],
+    resolved: dict[str, Any],
+) -> None:
+    """Log action ``seq`` (as sent and as resolved) and write the attempt after it
+    (``game``: its position now), in the caller's transaction, under the attempt
+    lock: one prepared statement on PostgreSQL, two on SQLite."""
+    log, write = _row_values(
+        attempt=attempt, seq=seq, now=now, game=game, sent=sent, resolved=resolved
+    )
+    log = [attempt.pk, *log]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(_LOG_AND_WRITE_SQL, log + write)
@@ -237,32 +254,10 @@ def action_swap(
     but with no lock: only if the row is still at ``was`` (its start and seq)
     and playing — one statement in autocommit on PostgreSQL (two in a
     transaction on SQLite). Whether it wrote: False, nothing was written."""
-    ops = connection.ops
-    adapt_json, adapt_time = ops.adapt_json_value, ops.adapt_datetimefield_value
-    write = [
-        adapt_json(game.to_json(), None),
-        attempt.seq,
-        attempt.score,
-        attempt.moves,
-        attempt.won,
-        attempt.status,
-        adapt_time(attempt.finished_at),
-        attempt.elapsed_ms,
-        adapt_time(now),
-        attempt.pk,
-        was[1],
-        adapt_time(was[0]),
-    ]
-    log = [
-        seq,
-        # The partition key: a function of the attempt (games/partitions.py).
-        ops.adapt_datefield_value(log_month(attempt.started_at)),
-        adapt_json(sent, None),
-        adapt_json(resolved, None),
-        attempt.ms_since_start(now),
-        game.score,
-        game.moves,
-    ]
+    log, write = _row_values(
+        attempt=attempt, seq=seq, now=now, game=game, sent=sent, resolved=resolved
+    )
+    write += [was[1], connection.ops.adapt_datetimefield_value(was[0])]
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(_SWAP_SQL, write + log)
