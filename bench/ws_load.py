@@ -166,12 +166,14 @@ class CpuMeter:
         if name == "redis-server":
             return "redis-server"
         if name.startswith(("python", "celery")):
-            # The Celery worker's pool processes (its main process is named by pid).
+            # The Celery workers (both classes, issue 38) and their pool processes:
+            # ``python -m celery -A config --quiet worker …`` (deploy/stack.py).
             try:
                 command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
             except OSError:  # gone meanwhile
                 return None
-            return "celery worker" if b"celery -A config worker" in command else None
+            worker = b"celery -A config" in command and b" worker " in command
+            return "celery worker" if worker else None
         if name != "postgres":
             return None
         if self.database is None:
