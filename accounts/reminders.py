@@ -447,6 +447,21 @@ def _email(user: User, day: dt.date, outcome: Outcome) -> None:
     outcome.count("sent")
 
 
+def _due(now: dt.datetime) -> Any:
+    return (
+        Reminder.objects.filter(next_at__lte=now)
+        .exclude(channel=Reminder.Channel.OFF)
+        .filter(user__is_active=True, user__is_guest=False)
+    )
+
+
+def reminders_due(*, now: dt.datetime | None = None) -> bool:
+    """Players are due now whom a run has not reached yet: the task runs again
+    at once (issue 38: at 00:00 UTC a crowd is due, and 100 a quarter of an hour
+    left the 1 001st waiting for hours)."""
+    return bool(_due(now or timezone.now()).exists())
+
+
 def reminders_send(*, now: dt.datetime | None = None) -> dict[str, int]:
     """One run of the beat job: remind the players due (at most ``BATCH``).
     Safe to run twice, and at once: each player's day is claimed first."""
@@ -454,13 +469,7 @@ def reminders_send(*, now: dt.datetime | None = None) -> dict[str, int]:
     today = now.astimezone(dt.UTC).date()
     tomorrow = today + dt.timedelta(days=1)
     totals: dict[str, int] = {}
-    due = (
-        Reminder.objects.filter(next_at__lte=now)
-        .exclude(channel=Reminder.Channel.OFF)
-        .filter(user__is_active=True, user__is_guest=False)
-        .select_related("user")
-        .order_by("next_at")[:BATCH]
-    )
+    due = _due(now).select_related("user").order_by("next_at")[:BATCH]
     deadline = time.monotonic() + RUN_SECONDS
     for reminder in due:
         if time.monotonic() > deadline:

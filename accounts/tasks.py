@@ -10,7 +10,7 @@ from celery import shared_task
 from django.conf import settings
 
 from .privacy import held_names_release
-from .reminders import reminders_send
+from .reminders import reminders_due, reminders_send
 from .services import guest_games_purge, guests_purge
 
 log = logging.getLogger(__name__)
@@ -34,11 +34,14 @@ def purge_idle_guests() -> dict[str, int]:
 @shared_task
 def send_reminders() -> dict[str, int]:
     """Remind the players due that the new daily is open (accounts/reminders.py):
-    a batch a run, every 15 minutes. Safe to run twice: each player's day is
-    claimed before anything is sent."""
+    a batch a run, every 15 minutes — and at once again while a batch left some
+    due (the midnight crowd). Safe to run twice: each player's day is claimed
+    before anything is sent."""
     totals = reminders_send()
     if totals:
         log.info("reminders: %s", ", ".join(f"{what} {n}" for what, n in sorted(totals.items())))
+    if totals and reminders_due():  # each counted one moved on: no run repeats itself
+        send_reminders.delay()  # the rest now, not a quarter of an hour on
     return totals
 
 

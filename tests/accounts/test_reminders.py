@@ -14,6 +14,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from accounts import reminders
 from accounts.models import PushSubscription, Reminder, User
 from accounts.reminders import due_at, reminders_send
 from accounts.tasks import send_reminders
@@ -262,3 +263,20 @@ def test_two_runs_at_once_remind_once(push: PushService):
         thread.join(timeout=30)
     assert sorted(r.get("sent", 0) for r in results) == [0, 1], results
     assert len(push.to(browser.path)) == 1
+
+
+def test_a_midnight_crowd_is_reminded_in_one_go_not_a_batch_a_quarter(smtp: Mailbox, monkeypatch):
+    """Issue 38: more players due than a run's batch — the task runs again at
+    once while some are due, instead of leaving them to the next beat run."""
+    monkeypatch.setattr(reminders, "BATCH", 2)
+    names = [f"crowd{n}" for n in range(5)]
+    for name in names:
+        client = sign_up(name, PASSWORD)
+        User.objects.filter(username=name).update(email=f"{name}@example.org", email_verified=True)
+        chosen = client.put(REMINDERS, {"channel": "email"}, format="json")
+        assert chosen.status_code == 200, chosen.content
+    Reminder.objects.update(next_at=timezone.now() - dt.timedelta(minutes=1))
+    send_reminders.delay()  # one beat run (tasks run in process here)
+    for name in names:
+        smtp.wait_for(f"{name}@example.org")
+    assert not reminders.reminders_due()
