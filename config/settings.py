@@ -384,6 +384,11 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_IGNORE_RESULT = True  # tasks write their results to the database
+# One result backend a process, not one a thread (issue 38): every task queued
+# builds its AsyncResult, and Django runs each HTTP request's sync code on a
+# thread of its own, so a queued job rebuilt the Redis backend and its pool each
+# request (7.5 % of daphne's CPU an HTTP action). redis-py's client is thread-safe.
+CELERY_RESULT_BACKEND_THREAD_SAFE = True
 # Queues that cannot starve each other (issue 38), every task of ours named here (a
 # test checks it, so a new one cannot land on a queue by default): "interactive",
 # what a player waits for (mail, a finished game's replay check and review, a race's
