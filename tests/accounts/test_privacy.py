@@ -100,13 +100,17 @@ def test_a_deleted_name_is_held_from_sign_ups_for_the_documented_period(
     alice = make_player("alice")
     finished(user_of(alice), daily_of(days_ago=1))
     assert anon.get("/api/players/alice/").status_code == 200
+    hold = dt.timedelta(days=settings.DELETED_NAME_HOLD_DAYS)
+    before = timezone.now()
     assert delete(alice, {"password": PASSWORD}).status_code == 200
+    # The hold's end, read back (not today's date again: a run across 00:00 UTC).
+    until = HeldName.objects.get().until
+    assert before + hold <= until <= timezone.now() + hold
 
     for name in ("alice", "ALICE", "\u0430lice"):  # the Cyrillic а: the same skeleton
         refused = Client().send("/api/auth/register/", {"username": name, "password": PASSWORD})
         error = assert_error(refused, 409, "username_held")
-        held_until = (timezone.now() + dt.timedelta(days=settings.DELETED_NAME_HOLD_DAYS)).date()
-        assert error["params"]["until"] == held_until.isoformat()
+        assert error["params"]["until"] == until.date().isoformat()
     assert_error(anon.get("/api/players/alice/"), 404)
     assert not User.objects.filter(username__iexact="alice").exists()
     assert HeldName.objects.filter(skeleton=username_skeleton("alice")).count() == 1
