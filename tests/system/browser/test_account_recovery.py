@@ -56,17 +56,23 @@ def follow(page, message) -> None:
     page.goto(f"{parts.path}?{parts.query}")
 
 
+def through_form(page, path: str, name: str, password: str = PASSWORD, email: str = "") -> None:
+    """Sign up (``/signup/``) or in (``/login/``) on ``page`` as a player would."""
+    page.goto(path)
+    page.fill("#username", name)
+    page.fill("#password", password)
+    if email:
+        page.fill("#email", email)
+    page.click("#auth-submit")
+    page.wait_for_url(at("/"))
+
+
 def test_a_forgotten_password_is_reset_through_the_mail(new_page, mail_server):
     _, mailbox = mail_server
     name, email = f"kim{secrets.token_hex(3)}", f"kim{secrets.token_hex(3)}@example.org"
 
     page = new_page()
-    page.goto("/signup/")
-    page.fill("#username", name)
-    page.fill("#password", PASSWORD)
-    page.fill("#email", email)
-    page.click("#auth-submit")
-    page.wait_for_url(at("/"))
+    through_form(page, "/signup/", name, email=email)
     assert api(page, "GET", "/api/auth/me/")["email_verified"] is False
 
     follow(page, mailbox.wait_for(email))
@@ -118,17 +124,9 @@ def test_the_settings_keep_the_account(new_page, mail_server):
     _, mailbox = mail_server
     name, email = f"lou{secrets.token_hex(3)}", f"lou{secrets.token_hex(3)}@example.org"
     page = new_page()
-    page.goto("/signup/")
-    page.fill("#username", name)
-    page.fill("#password", PASSWORD)
-    page.click("#auth-submit")
-    page.wait_for_url(at("/"))
+    through_form(page, "/signup/", name)
     elsewhere = new_page()
-    elsewhere.goto("/login/")
-    elsewhere.fill("#username", name)
-    elsewhere.fill("#password", PASSWORD)
-    elsewhere.click("#auth-submit")
-    elsewhere.wait_for_url(at("/"))
+    through_form(elsewhere, "/login/", name)
 
     page.click("#settings-open")
     page.fill("#set-email", email)
@@ -180,21 +178,12 @@ def test_it_wasnt_me_secures_the_account_from_the_notice(new_page, mail_server):
     _, mailbox = mail_server
     name, email = f"max{secrets.token_hex(3)}", f"max{secrets.token_hex(3)}@example.org"
     page = new_page()
-    page.goto("/signup/")
-    page.fill("#username", name)
-    page.fill("#password", PASSWORD)
-    page.fill("#email", email)
-    page.click("#auth-submit")
-    page.wait_for_url(at("/"))
+    through_form(page, "/signup/", name, email=email)
     follow(page, mailbox.wait_for(email))
     page.wait_for_selector(f"#verify-status:has-text('{email}')")
 
     intruder = new_page()
-    intruder.goto("/login/")
-    intruder.fill("#username", name)
-    intruder.fill("#password", PASSWORD)
-    intruder.click("#auth-submit")
-    intruder.wait_for_url(at("/"))
+    through_form(intruder, "/login/", name)
     assert "new sign-in" in str(mailbox.wait_for(email, count=2)["Subject"]).lower()
     moved = api(
         intruder, "PUT", "/api/auth/email/", {"email": "eve@evil.example", "password": PASSWORD}
