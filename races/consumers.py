@@ -28,13 +28,16 @@ class RaceConsumer(JsonSocket):
         self.viewer_id = user.pk if user is not None and user.is_authenticated else None
         if not await self.take_slots():
             return
+        # In the group first: a frame sent after the race is read reaches this socket.
+        self.group = race_group(slug)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         try:  # the race kept for its version, on the connects' own threads
             event = await connect_sync_to_async(race_event_kept)(slug)
         except Refusal as exc:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.group = ""
             await self.refuse(CLOSE_NOT_FOUND, exc)
             return
-        self.group = race_group(slug)
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept_counted("race")
         await self.send(text_data=race_frame(event, self.viewer_id))
 

@@ -54,7 +54,7 @@ from games.signals import sealed_attempt_changed
 from kit.sockets import encode
 
 from .models import Racer
-from .realtime import race_group
+from .realtime import progress_sent, race_group
 from .selectors import (
     LADDER_KEY,
     PROGRESS_KEEP_S,
@@ -173,6 +173,7 @@ def _flush(slug: str) -> None:
     """Through the open gate: every racer who moved since the last frame, in one."""
     text = progress_frame(_rooms().take(slug))
     if text is not None:
+        progress_sent(slug)
         publish(race_group(slug), text)
 
 

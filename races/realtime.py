@@ -8,7 +8,10 @@ frames are the same for everyone and relayed as they are.
 
 A socket's first frame comes from the race kept per room version
 (``race_event_kept``): a crowd of spectators opening at once costs one small
-read each and one build of the race between them (issue 38)."""
+read each and one build of the race between them (issue 38). While a race runs
+its racers' progress moves without a room change: a kept view serves only
+until the room's next ``progress`` frame (its mark in the cache, ``SENT_KEY``),
+so a socket that opens after a racer's last move still shows that move."""
 
 from __future__ import annotations
 
@@ -19,11 +22,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.cache import cache
+
 from games.realtime import group_event
 from kit.sockets import encode
 
 from .models import Race
-from .selectors import race_get, race_version, race_view
+from .selectors import PROGRESS_KEEP_S, SENT_KEY, race_get, race_version, race_view
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +37,6 @@ def race_group(slug: str) -> str:
     return f"race.{slug}"
 
 
-RUNNING_KEEP_S = 1.0
-"""While a race runs its kept view serves openings this long at most: its racers'
-progress moves without a room change (in ``progress`` frames, every 500 ms)."""
 KEEP_ROOMS = 500
 """Rooms kept at most in this process; beyond, the least lately built are forgotten."""
 
@@ -44,10 +46,10 @@ class _Kept:
     event: dict[str, Any]
     at: float  # time.monotonic() of the build
     running: bool
+    sent: str | None  # the room's progress mark read before the build
 
-    def serves(self, version: int) -> bool:
-        fresh = not self.running or time.monotonic() - self.at <= RUNNING_KEEP_S
-        return fresh and self.event["v"] >= version
+    def serves(self, version: int, sent: str | None) -> bool:
+        return self.event["v"] >= version and (not self.running or self.sent == sent)
 
 
 _KEPT: dict[str, _Kept] = {}  # slug -> the room's latest build in this process
@@ -55,10 +57,25 @@ _BUILDING: dict[str, threading.Lock] = {}  # slug -> held while one is built
 _LOCK = threading.Lock()
 
 
+def progress_sent(slug: str) -> None:
+    """Mark the room's view as moved on: a ``progress`` frame is being sent
+    (``races.progress``)."""
+    cache.set(SENT_KEY.format(slug), f"{time.time_ns()}", timeout=PROGRESS_KEEP_S)
+
+
+def _sent_mark(slug: str) -> str | None:
+    try:
+        mark: str | None = cache.get(SENT_KEY.format(slug))
+    except Exception:  # the cache away: never serve a running race kept
+        return "?"
+    return mark
+
+
 def race_event(slug: str) -> dict[str, Any]:
     """The channel-layer event of the race as it is now: its JSON encoded once,
     without ``you`` (``race``), and what each socket's ``you`` is made of. Kept
     for the room's sockets opening next (``race_event_kept``)."""
+    sent = _sent_mark(slug)  # before the build: a frame after it makes it old
     view = race_view(race_get(slug=slug))
     event = {
         "type": "race.changed",
@@ -67,7 +84,8 @@ def race_event(slug: str) -> dict[str, Any]:
         "host": view.host_id,
         "attempts": {str(player): attempt for player, attempt in view.attempts.items()},
     }
-    kept = _Kept(event, time.monotonic(), view.race["status"] == Race.Status.RUNNING)
+    running = view.race["status"] == Race.Status.RUNNING
+    kept = _Kept(event, time.monotonic(), running, sent)
     with _LOCK:
         old = _KEPT.get(slug)
         if old is None or old.event["v"] <= kept.event["v"]:  # never back to an older one
@@ -80,18 +98,20 @@ def race_event(slug: str) -> dict[str, Any]:
 
 
 def race_event_kept(slug: str) -> dict[str, Any]:
-    """``race_event`` for a socket opening: the one kept when it is of the room's
-    version (a running race's, at most ``RUNNING_KEEP_S`` old), else built — once
-    for all the openings waiting for it."""
+    """``race_event`` for a socket opening (already in the room's group, so no
+    frame sent after this read is missed): the one kept when it is of the room's
+    version (a running race's, built after the room's last ``progress`` frame),
+    else built — once for all the openings waiting for it."""
     version = race_version(slug=slug)
     kept = _KEPT.get(slug)
-    if kept is not None and kept.serves(version):
+    sent = _sent_mark(slug) if kept is not None and kept.running else None
+    if kept is not None and kept.serves(version, sent):
         return kept.event
     with _LOCK:
         building = _BUILDING.setdefault(slug, threading.Lock())
     with building:  # the others wait for this one's build, then take it
         kept = _KEPT.get(slug)
-        if kept is not None and kept.serves(version):
+        if kept is not None and kept.serves(version, _sent_mark(slug) if kept.running else None):
             return kept.event
         return race_event(slug)
 

@@ -25,6 +25,9 @@ from .models import Race, RaceInvite, Racer
 PROGRESS_KEY = "race:progress:{}"
 """The cache's copy of a racer's latest progress, by attempt id (``races.progress``)."""
 PROGRESS_KEEP_S = 3 * 3600
+SENT_KEY = "race:sent:{}"
+"""The cache's mark of a room's last ``progress`` frame, by race id: a race view
+built before it is no longer the room's (``races.realtime``)."""
 LADDER_KEY = "race:ladder:{}"
 """The cache's copy of a racer's cards-home ladder (``home_ladder``), by attempt id,
 with the ``seq`` it is of (``races.progress``)."""

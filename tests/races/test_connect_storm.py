@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import datetime as dt
 import threading
 from typing import Any
 
@@ -17,7 +18,9 @@ from asgiref.sync import sync_to_async
 
 from bench import race as bench_race
 from kit import sockets as kit_sockets
-from races import realtime
+from races import realtime, services
+from tests.support.api import act
+from tests.support.search import winning_line
 from tests.support.sockets import Socket, new_player, socket_for
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -90,24 +93,33 @@ async def test_a_crowd_of_spectators_opens_while_the_actions_threads_are_busy(ma
     await asyncio.gather(*(sock.disconnect() for sock in [*socks, *more]))
 
 
-async def test_a_running_race_is_built_again_when_its_kept_view_is_old(
+async def test_a_running_race_is_built_again_after_a_progress_frame(
     make_player, builds, monkeypatch
 ):
     """While a race runs its racers' progress moves without a room change: a view
-    kept longer than ``RUNNING_KEEP_S`` is built again."""
+    kept from before the room's last ``progress`` frame is built again, and a
+    socket opening after a racer's last move shows that move (CI once saw a
+    reconnect show 0 moves when the view was kept for a second)."""
     host, rival = await new_player(make_player), await new_player(make_player)
     slug = (await sync_to_async(send)(host, "/api/races/", {"code": CODE}, 201))["id"]
     await sync_to_async(send)(rival, f"/api/races/{slug}/join/")
-    socks = await crowd(slug, 2)
-    monkeypatch.setattr(realtime, "RUNNING_KEEP_S", 60.0)
+    socks = await crowd(slug, 1)
+    monkeypatch.setattr(services, "COUNTDOWN", dt.timedelta(0))
     await sync_to_async(send)(host, f"/api/races/{slug}/start/")
+    start = await socks[0].until(lambda m: m["type"] == "race" and m["race"]["status"] == "running")
     built = len(builds)
     socks += await crowd(slug, 2)
     assert len(builds) == built  # the start's own build, kept
-    monkeypatch.setattr(realtime, "RUNNING_KEEP_S", 0.0)
-    socks += await crowd(slug, 1)
-    assert len(builds) == built + 1
-    await asyncio.gather(*(sock.disconnect() for sock in socks))
+    attempt = (await sync_to_async(host.get)(f"/api/races/{slug}/")).json()["you"]["attempt"]
+    move = winning_line(CODE)[0]
+    assert (await sync_to_async(act)(host, attempt, 0, move)).status_code == 200
+    await socks[0].until(lambda m: m["type"] == "progress")
+    late = (await crowd(slug, 1))[0]
+    first = await late.recv(timeout=5)
+    assert len(builds) == built + 1 and first["v"] == start["v"]
+    shown = next(r for r in first["race"]["racers"] if r["player"] == host.username)
+    assert shown["progress"]["moves"] == 1
+    await asyncio.gather(*(sock.disconnect() for sock in [*socks, late]))
 
 
 class _Racer:

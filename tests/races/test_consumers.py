@@ -50,13 +50,6 @@ class Frames(Socket):
         self.__dict__.setdefault("frames", []).append((time.monotonic(), message))
         return message
 
-    async def until(self, test: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            message = await self.recv(max(0.01, deadline - time.monotonic()))
-            if test(message):
-                return message
-
 
 @pytest_asyncio.fixture
 async def sockets():

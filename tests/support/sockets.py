@@ -4,6 +4,7 @@ browser, and what every game frame must (not) show."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +26,16 @@ class Socket(WebsocketCommunicator):
 
     async def recv(self, timeout: float = 3) -> dict[str, Any]:
         return json.loads(await self.receive_from(timeout=timeout))
+
+    async def until(
+        self, test: Callable[[dict[str, Any]], bool], timeout: float = 10
+    ) -> dict[str, Any]:
+        """The first frame that passes ``test`` (those before it read and dropped)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = await self.recv(max(0.01, deadline - time.monotonic()))
+            if test(message):
+                return message
 
 
 def socket_for(path: str, client: Any = None, origin: tuple[bytes, bytes] = ORIGIN) -> Socket:
