@@ -421,6 +421,7 @@ CELERY_TASK_ROUTES = {
             "games.tasks.fill_practice_pool",
             "games.tasks.analyse_attempt",
             "games.tasks.prove_lost",
+            "games.tasks.prove_lost_each",
         ),
         "fairplay": ("games.tasks.judge_knowledge",),
         "celery": (

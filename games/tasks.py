@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from django.core.cache import cache
 from django.db import OperationalError, connection
 from django.dispatch import receiver
 from django.utils import timezone
+from django_redis import get_redis_connection
 
 from games.engine import ALL_VARIANTS
 from kit.commits import after_commit
@@ -81,13 +83,70 @@ def _proof_key(attempt_id: int) -> str:
     return f"proof-pending:{attempt_id}"
 
 
+PROOF_BATCH_S = 0.25
+"""The dead-end proofs a process wants are sent together, this long after the first."""
+PROOF_BATCH_MAX = 8
+"""Proofs a job carries at most: a batch of more is split, so the heavy workers'
+processes share it (each proof searches ``services.PROOF_NODES``, ~1 s at most)."""
+
+
+class _Proofs:
+    """The attempts whose positions this process wants proved, sent together:
+    one Redis round trip marks the batch's attempts pending (one pending proof
+    an attempt, however long the queue lags) and one job carries those newly
+    marked (``prove_lost_each``) — off every action's path, so an action that
+    reaches a tight position costs its door a set insertion (issue 38)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.wanted: set[int] = set()
+        self.armed = False
+
+    def want(self, attempt_id: int) -> None:
+        with self.lock:
+            self.wanted.add(attempt_id)
+            arm, self.armed = not self.armed, True
+        if arm:
+            timer = threading.Timer(PROOF_BATCH_S, self.send)
+            timer.daemon = True
+            timer.start()
+
+    def send(self) -> None:
+        with self.lock:
+            wanted, self.wanted, self.armed = sorted(self.wanted), set(), False
+        try:
+            fresh = _marked_pending(wanted)
+            for start in range(0, len(fresh), PROOF_BATCH_MAX):
+                prove_lost_each.delay(fresh[start : start + PROOF_BATCH_MAX])
+        except Exception:
+            log.warning("proofs of %s not queued: the broker did not answer", wanted)
+
+
+_PROOFS = _Proofs()
+
+
+def _marked_pending(attempt_ids: list[int]) -> list[int]:
+    """Those of ``attempt_ids`` with no proof pending, marked pending now: one
+    round trip (``SET NX`` each, pipelined) in the shared cache."""
+    client = get_redis_connection("default")
+    pipe = client.pipeline(transaction=False)
+    for attempt_id in attempt_ids:
+        pipe.set(cache.make_key(_proof_key(attempt_id)), 1, nx=True, ex=PROOF_PENDING_S)
+    return [a for a, made in zip(attempt_ids, pipe.execute(), strict=True) if made]
+
+
 def queue_proof(attempt_id: int) -> None:
     """On commit, queue the dead-end proof of an attempt's position — coalesced: at
     most one is pending per attempt (a key in the shared cache says so), and it
     runs on the position the attempt has when a worker takes it, so a queue
     that lags behind a player moving with full cells holds one proof of theirs,
-    not one an action. Like ``queue_on_commit``, a broker or cache that does not
+    not one an action. With a broker the process's wanted proofs go together
+    (``_Proofs``); in process (CELERY_EAGER, the embedded default) each runs
+    after its answer. Like ``queue_on_commit``, a broker or cache that does not
     answer is a warning: a proof is only ever a bonus (issue 5)."""
+    if not prove_lost_each.app.conf.task_always_eager:
+        after_commit(lambda: _PROOFS.want(attempt_id))
+        return
 
     def send() -> None:
         try:
@@ -217,12 +276,36 @@ def purge_old_addresses() -> int:
 def prove_lost(attempt_id: int, seq: int | None = None) -> bool:
     """``seq`` None (as ``queue_proof`` sends): the position the attempt has now;
     actions from here on queue a proof of their own."""
-    if seq is None:
+    return (
+        _prove_pending(attempt_id)
+        if seq is None
+        else services.attempt_prove_lost(attempt_id=attempt_id, seq=seq)
+    )
+
+
+def _prove_pending(attempt_id: int) -> bool:
+    """The pending proof of the attempt's position now: its mark cleared first,
+    so actions from here on queue a proof of their own."""
+    try:
+        cache.delete(_proof_key(attempt_id))
+    except Exception:  # the key expires by itself (PROOF_PENDING_S); prove anyway
+        log.warning("proof of %s: the cache did not answer", attempt_id)
+    return services.attempt_prove_lost(attempt_id=attempt_id)
+
+
+@shared_task(soft_time_limit=60, time_limit=90)
+def prove_lost_each(attempt_ids: list[int]) -> int:
+    """Proofs ``queue_proof`` sent together (``PROOF_BATCH_MAX`` at most, about a
+    second each), each as ``prove_lost`` sends them; a failure is logged and the
+    others run (the pending mark expires, a later action asks again). Returns how
+    many proved a dead end."""
+    proved = 0
+    for attempt_id in attempt_ids:
         try:
-            cache.delete(_proof_key(attempt_id))
-        except Exception:  # the key expires by itself (PROOF_PENDING_S); prove anyway
-            log.warning("proof of %s: the cache did not answer", attempt_id)
-    return services.attempt_prove_lost(attempt_id=attempt_id, seq=seq)
+            proved += _prove_pending(attempt_id)
+        except Exception:
+            log.warning("proof of %s failed", attempt_id, exc_info=True)
+    return proved
 
 
 @shared_task

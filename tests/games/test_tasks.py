@@ -12,13 +12,12 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.dailies import utc_today
-from games.engine import GameCode, Move, new_game, solve
-from games.engine.solver import Outcome
+from games.engine import new_game
 from games.models import Action, Attempt, DailyDeal
 from games.services import attempt_prove_lost, attempt_verify, attempts_close_stale
 from leaderboard.selectors import leaderboard_for_day, player_record
 from tests.support.api import Client, act, assert_error, start
-from tests.support.search import WINNABLE, winning_line
+from tests.support.search import WINNABLE, lost_deal, winning_line
 
 pytestmark = pytest.mark.django_db
 
@@ -192,25 +191,6 @@ def test_practice_games_idle_for_a_week_are_closed(player):
 
 
 # --- the dead-end proof (Seahaven) --------------------------------------------------------
-
-
-def lost_deal() -> tuple[str, Move]:
-    """A one-cell deal the solver proves unwinnable with a first move that keeps
-    the cell full and leaves moves to make (not a C10 dead end): only the proof
-    can tell the player it is lost."""
-    for number in range(1, 500):
-        code = str(GameCode("SH1", "C1", number))
-        game = new_game(code)
-        for move in game.legal_moves:
-            after = game.copy()
-            after.apply(move)
-            if move.target[0] != "c" and not after.view()["dead_end"]:
-                break
-        else:
-            continue
-        if solve(game, nodes=30_000).outcome is Outcome.UNWINNABLE:
-            return code, move
-    raise AssertionError("no provably lost one-cell deal among the first 500")
 
 
 def test_a_proven_lost_position_is_announced(player, django_capture_on_commit_callbacks):

@@ -10,12 +10,14 @@ here as an :class:`EngineDisagrees` error naming the step.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable
 from typing import Any
 
 from games.engine import (
     Game,
+    GameCode,
     IllegalActionError,
     Move,
     Stock,
@@ -74,6 +76,26 @@ def winning_line(code: str) -> list[dict[str, Any]]:
 
 
 WINNABLE = "SH1-C4-AAAAAJ2"
+
+
+@functools.cache
+def lost_deal() -> tuple[str, Move]:
+    """A one-cell deal the solver proves unwinnable with a first move that keeps
+    the cell full and leaves moves to make (not a C10 dead end): only the proof
+    can tell the player it is lost."""
+    for number in range(1, 500):
+        code = str(GameCode("SH1", "C1", number))
+        game = new_game(code)
+        for move in game.legal_moves:
+            after = game.copy()
+            after.apply(move)
+            if move.target[0] != "c" and not after.view()["dead_end"]:
+                break
+        else:
+            continue
+        if solve(game, nodes=30_000).outcome is Outcome.UNWINNABLE:
+            return code, move
+    raise AssertionError("no provably lost one-cell deal among the first 500")
 
 
 LOSE_CODE = "SH1-C1-AAAJE2V"  # a 1-cell deal the solver wins (3 % of them are)
