@@ -1,15 +1,28 @@
 from typing import Any
 
 from django.contrib.auth.models import AbstractUser, UserManager
-from django.db import models
+from django.db import models, transaction
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils.crypto import salted_hmac
 
+from .marks import user_changed
 from .names import username_skeleton
 
 
-class CaseInsensitiveUserManager(UserManager["User"]):
+class UserQuerySet(models.QuerySet["User"]):
+    def update(self, **kwargs: Any) -> int:
+        """An update of users' rows sets their marks anew once committed, as a save
+        does (``accounts.marks``): no process serves a row kept from before it."""
+        with transaction.atomic():
+            changed = list(self.values_list("pk", flat=True))
+            count = super().update(**kwargs)
+            for user_id in changed:
+                user_changed(user_id)
+        return count
+
+
+class CaseInsensitiveUserManager(UserManager.from_queryset(UserQuerySet)):  # type: ignore[misc]
     def get_by_natural_key(self, username: Any) -> "User":
         # Signing in as "Alice" finds "alice": names are unique whatever their case.
         return self.get(username__iexact=username)

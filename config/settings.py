@@ -249,7 +249,8 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Django's, the signed-in user's row kept per process while unchanged (issue 38).
+    "accounts.backends.KeptUserMiddleware",
     "games.device.DeviceIdMiddleware",  # the fair-play device id cookie (issue 25)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -340,6 +341,7 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Sessions are read on every request: from the cache, written through to the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+AUTHENTICATION_BACKENDS = ["accounts.backends.KeptUserBackend"]
 if REDIS_URL:
     # django-redis keeps one connection pool per process; Django's own Redis cache
     # makes one per thread context, i.e. per request under ASGI.
