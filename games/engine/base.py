@@ -581,19 +581,41 @@ class Game(ABC):
         In the player's view every face-down card and every stock card is ``None``
         (JSON ``null``); only the count of such cards shows. The player's view
         adds ``finish``: :meth:`finishing_moves` as action JSON (``[]`` when not
-        in that state).
+        in that state), and in a game with a stock ``stock``: what a stock tap
+        does now.
+
+        Both come from one build per position (the stored game and the player's
+        answer each ask, every action: issue 38); each call returns a dict of its
+        own, whose pile lists are shared and must not be changed in place.
         """
-        piles: dict[str, list[str | None]] = {}
-        for pid, pile in self.piles.items():
+        when = (self.moves, self.depth)
+        known = self.__dict__.get("_full_view")
+        if known is None or known[0] != when:
+            known = self._full_view = (when, self._full_view_built())
+        base: dict[str, Any] = known[1]
+        view = {**base, "piles": dict(base["piles"]), "down": dict(base["down"])}
+        if full:
+            return view
+        piles = view["piles"]
+        for pid in piles:
             hidden = self.face_down(pid)
-            if full or not hidden:
-                piles[pid] = [c.text for c in pile]
-            else:
-                piles[pid] = [None] * hidden + [c.text for c in pile[hidden:]]
-        view: dict[str, Any] = {
+            if hidden:
+                piles[pid] = [None] * hidden + piles[pid][hidden:]
+        # What a "Finish" button plays (issue 15): the player's business only.
+        view["finish"] = [m.to_json() for m in self.finishing_moves()]
+        if "s" in piles:
+            # What a stock tap does now (issue 39), so a client draws it at once:
+            # "draw" (the stock's top card to the waste), "pass" (the waste turned
+            # over into the stock) or None (refused).
+            playable = not self.won and self.stock_refusal() is None
+            view["stock"] = ("draw" if piles["s"] else "pass") if playable else None
+        return view
+
+    def _full_view_built(self) -> dict[str, Any]:
+        return {
             "code": str(self.code),
             "variant": self.code.variant_id,
-            "piles": piles,
+            "piles": {pid: [c.text for c in pile] for pid, pile in self.piles.items()},
             "down": dict(self.down),
             "score": self.score,
             "moves": self.moves,
@@ -601,10 +623,6 @@ class Game(ABC):
             "undo": len(self.history),
             "dead_end": self.dead_end(),
         }
-        if not full:
-            # What a "Finish" button plays (issue 15): the player's business only.
-            view["finish"] = [m.to_json() for m in self.finishing_moves()]
-        return view
 
     def to_json(self) -> dict[str, Any]:
         """Everything, for storing and restoring: the full view plus card identities

@@ -219,3 +219,36 @@ def test_no_index_holds_a_column_every_action_changes():
         indexed = definition.split(" USING ", 1)[1]
         for column in ACTION_CHANGES:
             assert not re.search(rf"\b{column}\b", indexed), (column, definition)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("code", [PRACTICE_CODE, "EH1-N-AAAAAAF"])
+def test_the_engine_builds_an_actions_answer_once(player, monkeypatch, code):
+    """Issue 38: an action's stored game and its answer come from one view of
+    the position, one list of its moves, its dead end said once."""
+    attempt_id = start(player, code=code)["id"]
+    user = User.objects.get(username=player.username)
+    game = new_game(code)
+    calls: dict[str, int] = {}
+    kind = type(game)
+    for name in ("_full_view_built", "_generate_moves", "is_dead_end", "finishing_moves"):
+        method = getattr(kind, name)
+
+        def counted(self, *args, _method=method, _name=name, **kwargs):
+            calls[_name] = calls.get(_name, 0) + 1
+            return _method(self, *args, **kwargs)
+
+        monkeypatch.setattr(kind, name, counted)
+    for seq in range(3):  # the first goes the locked way, the next ones by the swap
+        move = next(iter(game.legal_moves))
+        game.apply(move)
+        calls.clear()
+        services.attempt_apply_action(
+            attempt_id=attempt_id, player=user, seq=seq, action=move.to_json()
+        )
+        assert calls == {
+            "_full_view_built": 1,
+            "_generate_moves": 1,
+            "is_dead_end": 1,
+            "finishing_moves": 1,
+        }, (seq, calls)
