@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
+import multiprocessing as mp
 import sys
 import time
 from collections import Counter
@@ -111,18 +113,17 @@ class Honest:
 
 class Flood:
     """One account's sockets: opened all at once, each asking for snapshots until
-    closed, then connecting again."""
+    closed, then connecting again. Run in a process of its own (``flood_process``):
+    in the honest players' event loop its 200 sockets would delay their timings."""
 
-    def __init__(self, port: int, sockets: int, reconnect: float) -> None:
+    def __init__(self, port: int, sockets: int, reconnect: float, game_id: int, session: str):
         self.port, self.sockets, self.reconnect = port, sockets, reconnect
+        self.game_id, self.session = game_id, session
         self.outcomes: Counter[str] = Counter()
         self.frames = 0
 
-    async def set_up(self) -> None:
-        self.client, self.game_id = await asyncio.to_thread(signed_up, self.port, "flooder")
-
     async def one(self, end: float) -> None:
-        session = self.client.cookies["sessionid"]
+        session = self.session
         while time.monotonic() < end:
             try:
                 async with asyncio.timeout(max(0.1, end - time.monotonic())):
@@ -153,6 +154,23 @@ class Flood:
         await asyncio.gather(*(self.one(end) for _ in range(self.sockets)))
 
 
+def flood_process(
+    target: tuple[int, int, str], how: tuple[int, float], span: tuple[float, float]
+) -> tuple[Counter[str], int]:
+    """The flood, in a child process: on ``target`` (port, game id, session
+    cookie), ``how`` (sockets, reconnect delay), from ``span[0]`` to ``span[1]``
+    (``time.monotonic``: the same clock in every process); its outcomes and
+    snapshots answered."""
+    flood = Flood(target[0], how[0], how[1], target[1], target[2])
+
+    async def main() -> None:
+        await asyncio.sleep(max(0.0, span[0] - time.monotonic()))
+        await flood.run(span[1])
+
+    asyncio.run(main())
+    return flood.outcomes, flood.frames
+
+
 def figures(samples: list[float]) -> str:
     if not samples:
         return "no acks"
@@ -167,18 +185,20 @@ async def run(port: int, args: argparse.Namespace) -> None:
     players = [Honest(port, f"honest{n}") for n in range(args.players)]
     for player in players:  # one at a time: sign-up hashing is slow on purpose
         await player.set_up()
-    flood = Flood(port, args.flood, args.reconnect)
-    await flood.set_up()
+    flooder, game_id = await asyncio.to_thread(signed_up, port, "flooder")
     period, span = 1 / args.rate, args.seconds
-    start = time.monotonic() + 0.5
+    start = time.monotonic() + 1.5  # the flood's process started meanwhile
     end = start + 3 * span
     flood_at, after_at = start + span, start + 2 * span
-
-    async def flood_later() -> None:
-        await asyncio.sleep(flood_at - time.monotonic())
-        await flood.run(after_at)
-
-    await asyncio.gather(flood_later(), *(p.play(end, period) for p in players))
+    how = (args.flood, args.reconnect)
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+        target = (port, game_id, flooder.cookies["sessionid"])
+        flooding = asyncio.get_running_loop().run_in_executor(
+            pool, flood_process, target, how, (flood_at, after_at)
+        )
+        (outcomes, frames), *_ = await asyncio.gather(
+            flooding, *(p.play(end, period) for p in players)
+        )
     phases = {"quiet": [], "flood": [], "after": []}  # type: dict[str, list[float]]
     for player in players:
         for sent, seconds in player.samples:
@@ -191,8 +211,8 @@ async def run(port: int, args: argparse.Namespace) -> None:
     print(f"  honest errors: {dict(errors) or 'none'}")
     again = f", reconnecting after {args.reconnect:g} s" if args.reconnect else ""
     print(
-        f"  flood ({args.flood} sockets, one account{again}): {dict(flood.outcomes)},"
-        f" {flood.frames} snapshots answered"
+        f"  flood ({args.flood} sockets, one account{again}, a process of its own):"
+        f" {dict(outcomes)}, {frames} snapshots answered"
     )
 
 
