@@ -1,6 +1,9 @@
 // Moves that land at once (issue 24): an action whose destination the server
 // itself listed in `view.targets` for exactly these cards is drawn before its
-// answer comes. No rule lives here either: a move goes where it says, if that
+// answer comes; so is a stock tap the server said `view.stock` does (issue 39:
+// a draw puts the stock's top card on the waste, still face down — the client
+// does not know it — and the answer turns it; a pass turns the waste over into
+// the stock). No rule lives here either: a move goes where it says, if that
 // pile is listed for (from, count); a double tap where the server says a double
 // tap of those cards goes (the target's `tap`: the engine follows RULES.md C14's
 // order, the client does not); a tap (to a foundation, PRODUCT.md) where that
@@ -32,17 +35,41 @@ export function listedLanding(view, action) {
     return spots.length === 1 ? { from, to: spots[0], count } : null;
   }
   if (type === "double_tap") return tap ? { from, to: tap, count } : null;
-  return null; // stock, undo: wait for the server
+  return null;
+}
+
+/** How a stock tap lands in `view`: {stock: "draw" | "pass"} when the server said
+ *  that is what it does now, else null (sent as ever, drawn when it answers). */
+export function stockLanding(view, action) {
+  if (action?.type !== "stock" || !view?.piles?.s) return null;
+  return view.stock === "draw" || view.stock === "pass" ? { stock: view.stock } : null;
+}
+
+/** Whether `action` moves cards to a pile the server did not list for them in
+ *  `view` (it would be refused: the client bounces it at once, issue 39). */
+export function unlisted(view, action) {
+  if (action?.type !== "move" || !view?.piles || !(action.from in view.piles)) return false;
+  const count = action.count ?? 1;
+  const listed = (view.targets || []).find((t) => t.from === action.from && t.count === count)?.to || [];
+  if (action.to === "f") return !listed.some((pile) => pileKind(pile) === "foundation");
+  return !listed.includes(action.to);
 }
 
 /** `view` with the top `count` cards of `from` put on `to`, as they are (a face-down
- *  card stays face down); it lists no targets and no finish until the server answers. */
-export function landed(view, { from, to, count }) {
+ *  card stays face down), or the stock tap `stock` played; it lists no targets and
+ *  no finish until the server answers. */
+export function landed(view, { from, to, count, stock }) {
+  if (stock === "draw") return landed(view, { from: "s", to: "w", count: 1 });
+  if (stock === "pass") {
+    // The waste turned over: the first card drawn in the new pass is the first of the last (C15).
+    const piles = { ...view.piles, s: view.piles.w.map(() => null), w: [] };
+    return { ...view, piles, stock: null, targets: [], finish: [] };
+  }
   const source = view.piles[from];
   const piles = {
     ...view.piles,
     [from]: source.slice(0, source.length - count),
     [to]: [...view.piles[to], ...source.slice(source.length - count)],
   };
-  return { ...view, piles, targets: [], finish: [] };
+  return { ...view, piles, stock: null, targets: [], finish: [] };
 }

@@ -1,9 +1,12 @@
 // The board page: plays one attempt. Every action goes through the game's feed
 // (feed.js: `/ws/games/{id}/` as {seq, action}, HTTP when the socket is down); the
 // state shown comes from the server, under the version rules of
-// games/websocket.md, which the feed keeps — but for one thing: an action sent
-// to a pile the server listed for those cards is drawn at once (landing.js),
-// until its answer (or any later state) replaces it or its refusal undoes it.
+// games/websocket.md, which the feed keeps — but for one thing: an action whose
+// result the client knows is drawn at once (landing.js: a move to a pile the
+// server listed, a stock tap the server said what it does; here: an undo back to
+// a position the server sent before), until its answer (or any later state)
+// replaces it or its refusal undoes it; and a drop on a pile the server did not
+// list bounces at once (issue 39).
 
 import { announce, fmt } from "./i18n.js";
 import { get } from "./api.js";
@@ -11,7 +14,7 @@ import { Board } from "./board.js";
 import { GameFeed, over } from "./feed.js";
 import { Finish } from "./finish.js";
 import { describeAction, hideMessage, Hud, showMessage, showNotice } from "./hud.js";
-import { landed, listedLanding } from "./landing.js";
+import { landed, listedLanding, stockLanding, unlisted } from "./landing.js";
 import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
 import { Rescue } from "./rescue.js";
@@ -26,6 +29,10 @@ const state = {
   par: null, // {key, promise}: the daily's par, fetched once
   finishing: false, // the Finish button is playing the server's finishing moves
   landing: null, // {seq, view}: the action in flight at `seq`, drawn before its answer
+  shown: null, // {v, view}: the server's last position accepted, and the one before it
+  before: null,
+  steps: [], // the server's positions before each of this page's acked actions (top last)
+  stepsV: -1, // the version `steps` leads to (any other change makes them unknown)
 };
 
 const settings = await loadSettings();
@@ -35,6 +42,7 @@ const finish = new Finish({ par: loadPar, onNewGame: setupNewGame() });
 const feed = new GameFeed(id, {
   onGame: accept,
   onSettled(p) {
+    remember(p);
     if (!p.info.finishing) announce(describeAction(p.action, p.info.card));
   },
   onIdle: () => {
@@ -57,6 +65,8 @@ const gamePrefix = () => (feed.game?.variant || "").slice(0, 3);
 
 /** Each game the feed accepts (its version rules decide which). */
 function accept(game, { before }) {
+  state.before = state.shown;
+  state.shown = { v: feed.v, view: game.view };
   render();
   setCurrentGame(game); // "Same deal": its code, or its daily's once the day is over
   if (game.status === "won" && before === "playing" && settings.sounds === true) playSound("win");
@@ -108,14 +118,42 @@ function loadPar(game) {
 function act(action, info = {}) {
   if (!feed.game || over(feed.game)) return;
   hideMessage();
-  // Drawn at once only when it goes out now (not queued behind another), from the
-  // server's own position and targets.
-  const where = feed.pending ? null : listedLanding(feed.game.view, action);
-  feed.act(action, info);
-  if (where && feed.pending?.action === action) {
-    state.landing = { seq: feed.pending.seq, view: landed(feed.game.view, where) };
-    board.setView(state.landing.view);
+  const view = feed.game.view;
+  // Known here only when it goes out now (not queued behind another), from the
+  // server's own position, targets and stock.
+  const idle = !feed.pending;
+  if (idle && unlisted(view, action)) {
+    board.refused(action.from); // at once: the server listed no such move
+    if (!settings.interactive_rules) return announce(gettext("Move refused."));
+    info = { ...info, bounced: true }; // the server still says why
   }
+  const where = idle ? listedLanding(view, action) || stockLanding(view, action) : null;
+  const drawn = where ? landed(view, where) : idle ? undone(action) : null;
+  feed.act(action, info);
+  if (drawn && feed.pending?.action === action) {
+    state.landing = { seq: feed.pending.seq, view: drawn };
+    board.setView(drawn);
+  }
+}
+
+/** The server's position an undo goes back to, when this page saw it: the one
+ *  before its own last action, nothing having changed since; else null. */
+function undone(action) {
+  const top = state.steps.at(-1);
+  if (action.type !== "undo" || !top || state.stepsV !== feed.v) return null;
+  if (top.undo !== feed.game.view.undo - 1) return null; // not the step undo takes back
+  return { ...top, stock: null, targets: [], finish: [] };
+}
+
+/** After the answer of this page's action `p`: the position before it kept for an
+ *  undo (taken off by an undo), while every change in between was this page's. */
+function remember(p) {
+  const from = state.before;
+  if (!from || from.v !== p.seq) return; // answered over another change: unknown
+  const mine = state.stepsV === p.seq;
+  if (p.action.type === "undo") state.steps = mine ? state.steps.slice(0, -1) : [];
+  else state.steps = [...(mine ? state.steps : []), from.view].slice(-100);
+  state.stepsV = feed.v;
 }
 
 /** The position to draw: the landed one while its action is the one in flight and
@@ -174,6 +212,7 @@ function refuse(p, error, status) {
   showFinish();
   unland();
   const from = p.action.from;
+  const bounced = p.info.bounced; // drawn back already, when it was made
   if (error.code === "seq_conflict") {
     // Another tab or device played meanwhile: show where the game is now.
     board.refused();
@@ -185,7 +224,7 @@ function refuse(p, error, status) {
     location.href = `/login/?next=${encodeURIComponent(location.pathname)}`;
     return;
   }
-  board.refused(from);
+  if (!bounced) board.refused(from);
   const game = gamePrefix();
   if (status === 422 || isReason(error.code, game)) {
     const sentence = describeRefusal(error, game);

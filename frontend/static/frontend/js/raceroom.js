@@ -155,13 +155,14 @@ async function act(button, path, body, after = (race) => feed.accept(race)) {
 }
 
 $("race-join").addEventListener("click", async (e) => {
+  const button = e.currentTarget; // (an event's currentTarget is null once an await has run)
   try {
     await ensurePlayer(); // signed out: as a guest, as a game would start
   } catch (err) {
     showError(err.message);
     return;
   }
-  await act(e.currentTarget, `/api/races/${id}/join/`);
+  await act(button, `/api/races/${id}/join/`);
   if (feed.race?.you?.racer) announce(gettext("You joined the race."));
 });
 $("race-leave").addEventListener("click", (e) => act(e.currentTarget, `/api/races/${id}/leave/`));

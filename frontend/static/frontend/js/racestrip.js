@@ -97,12 +97,13 @@ new MutationObserver(() => {
 $("race-end-close").addEventListener("click", () => $("race-end").close());
 $("race-standings-open").addEventListener("click", () => $("race-end").showModal());
 $("race-rematch").addEventListener("click", async (e) => {
-  e.currentTarget.disabled = true;
+  const button = e.currentTarget; // (null once an await has run)
+  button.disabled = true;
   try {
     const race = await post(`/api/races/${id}/rematch/`);
     location.assign(`/race/${race.id}/`);
   } catch (err) {
-    e.currentTarget.disabled = false;
+    button.disabled = false;
     announce(err.message);
   }
 });
