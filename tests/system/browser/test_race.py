@@ -451,3 +451,23 @@ def test_every_race_page_passes_axe_and_fits(new_page, width, height):
 def join_and_name(page: Any, race: str) -> str:
     join(page, race)
     return page.evaluate("() => document.body.dataset.username")
+
+
+@pytest.mark.parametrize(
+    ("width", "height"), [(360, 640), (390, 844), (640, 360), (844, 390), (1280, 800)]
+)
+def test_a_signed_out_friends_first_tap_on_join_joins(new_page, width, height):
+    """Issue 39: the Join button was read from the click event after an await
+    (a guest made first), when the event no longer has it: a TypeError, and only
+    the second tap joined."""
+    host = new_page()
+    sign_up(host)
+    race = open_room(host)
+    friend = new_page(width=width, height=height)
+    watched = Watched(friend)
+    friend.goto(f"/race/{race}/")
+    friend.wait_for_selector("#race[data-status=open]")
+    friend.click("#race-join")  # once
+    friend.wait_for_selector("#race-join", state="hidden", timeout=10_000)
+    host.wait_for_function("() => document.querySelectorAll('li[data-player]').length === 2")
+    watched.assert_clean()
