@@ -3,11 +3,13 @@
 thread beside it (on the embedded defaults there is no worker, and the tasks
 would run in the request). Until a deal is stored, reading it is refused 409
 ``being_dealt`` (``games/dailies.py``) and the lobby says so and asks again, so
-it shows today's deals as soon as they are proven; the log ends with the
-address to open once they all are.
+it shows today's deals as soon as they are proven. The log says the address to
+open as soon as the server answers, and again once the deals are all dealt, so
+its last line is always that address (issue 39).
 """
 
 import os
+import socket
 import threading
 import time
 from typing import Any
@@ -33,6 +35,9 @@ class Command(BaseCommand):
         # the child it starts (DJANGO_AUTORELOAD_ENV), which serves: the deals are
         # marked and prepared there, in the process whose cache the requests read.
         if not reload or os.environ.get(autoreload.DJANGO_AUTORELOAD_ENV) == "true":
+            host, _, port = addrport.rpartition(":")
+            host = host or "127.0.0.1"
+            url = f"http://{host}:{port}/"
             marked = daily_deals_mark()
             if marked:
                 self.stdout.write(
@@ -40,9 +45,24 @@ class Command(BaseCommand):
                     f" {DAYS_AHEAD - 1} days on a thread (solver search: about a minute the"
                     " first time); the lobby shows each as it is dealt."
                 )
-                url = f"http://{addrport}/" if ":" in addrport else f"http://127.0.0.1:{addrport}/"
                 threading.Thread(target=self.prepare, args=(url,), daemon=True).start()
+            answering = (host, int(port), url, bool(marked))
+            threading.Thread(target=self.announce, args=answering, daemon=True).start()
         call_command("runserver", addrport, use_reloader=reload)
+
+    def announce(self, host: str, port: int, url: str, dealing: bool) -> None:
+        """Once the server answers: the address to open (its banner came first)."""
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection((host, port), timeout=1).close()
+            except OSError:
+                time.sleep(0.2)
+                continue
+            time.sleep(0.3)  # after runserver's own lines
+            later = " (today's deals show in the lobby as they are dealt)" if dealing else ""
+            self.stdout.write(f"Open {url}{later}")
+            return
 
     def prepare(self, url: str) -> None:
         started = time.perf_counter()
