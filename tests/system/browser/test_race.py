@@ -471,3 +471,31 @@ def test_a_signed_out_friends_first_tap_on_join_joins(new_page, width, height):
     friend.wait_for_selector("#race-join", state="hidden", timeout=10_000)
     host.wait_for_function("() => document.querySelectorAll('li[data-player]').length === 2")
     watched.assert_clean()
+
+
+@pytest.mark.parametrize(
+    ("width", "height"), [(360, 640), (390, 844), (640, 360), (844, 390), (1280, 800)]
+)
+def test_a_racers_board_is_the_race_and_a_second_finish_is_no_win(new_page, width, height):
+    """Issue 39: the racer's board said "Practice" and offered New game while the
+    race ran, and a racer who cleared the deal second was told "You won!"."""
+    from tests.support.search import find_win
+
+    line = [a.to_json() for a in find_win(WIN_CODE) or []]
+    host, guest = new_page(), new_page(width=width, height=height)
+    sign_up(host)
+    sign_up(guest)
+    race = open_room(host)
+    join(guest, race)
+    host_attempt, guest_attempt = start_race(host, [host, guest])
+    title = guest.inner_text("#game-title")
+    assert "Race" in title and "Practice" not in title, title
+    assert guest.locator("#new-game").is_hidden()  # no way out by a new game
+    post_actions(host, host_attempt, 0, line)  # the host finishes first
+    post_actions(guest, guest_attempt, 0, line)  # then the guest clears the deal
+    guest.wait_for_selector("#win", state="visible", timeout=20_000)
+    assert guest.inner_text("#win-title").strip() == "You finished 2nd of 2"
+    host.wait_for_selector("#win", state="visible", timeout=20_000)
+    assert host.inner_text("#win-title").strip() == "You won the race!"
+    guest.click("#win-close")
+    guest.wait_for_selector("#new-game", state="visible", timeout=20_000)  # the race is over

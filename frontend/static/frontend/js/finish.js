@@ -191,7 +191,7 @@ export class Finish {
       $("win-claim-signup").href = `/signup/?next=${next}`;
       $("win-claim-signin").href = `/login/?next=${next}`;
     }
-    $("win-title").textContent = won ? gettext("You won!") : statusLabel(game.status);
+    $("win-title").textContent = won ? wonTitle() : statusLabel(game.status);
     $("win-what").textContent = [variantLabel(game.variant), gameKind(game), game.daily].filter(Boolean).join(" · ");
     $("win-score").textContent = formatNumber(game.score);
     $("win-time").textContent = formatMs(game.elapsed_ms);
@@ -352,4 +352,13 @@ export class Finish {
     clearTimeout(this.statusTimer);
     if (copied) this.statusTimer = setTimeout(() => (status.textContent = ""), SHOWN_MS);
   }
+}
+
+/** "You won!"; in a race, the place the race's strip shows (racestrip.js's
+ *  #race-place: "2nd of 5") — clearing the deal second is no win of the race. */
+function wonTitle() {
+  const place = document.getElementById("race-place");
+  if (!place?.dataset.place) return gettext("You won!");
+  if (place.dataset.place === "1") return gettext("You won the race!");
+  return fmt(gettext("You finished %(place)s"), { place: place.textContent });
 }

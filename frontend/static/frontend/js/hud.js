@@ -69,8 +69,10 @@ export class Hud {
   }
 }
 
-/** "Daily · ranked", "Daily · practice" or "Practice". */
+/** "Daily · ranked", "Daily · practice", "Race" (a racer's board: the race's strip
+ *  is on the page, racestrip.js) or "Practice". */
 export function gameKind(game) {
+  if (document.getElementById("race-strip")) return gettext("Race");
   // A guest's daily is ranked once an account claims it (issue 24).
   if (game.ranked && game.guest) return gettext("Daily · not ranked yet");
   return game.ranked ? gettext("Daily · ranked") : game.daily ? gettext("Daily · practice") : gettext("Practice");

@@ -27,6 +27,8 @@ const feed = new RaceFeed(id, {
 
 function render(race) {
   strip.dataset.status = race.status;
+  // No way out of a running race by a new game: New game shows once it is over.
+  $("new-game").hidden = race.status !== "finished";
   if (race.starts_at && Date.parse(race.starts_at) > Date.now()) startCountdown(race.starts_at);
   drawChips(race);
   if (race.status === "finished") showEnd(race);
