@@ -216,6 +216,8 @@ def test_a_spectator_follows_a_racer_and_sees_no_card_until_the_replays(new_page
         api(page, "POST", f"/api/games/{attempt}/resign/", {})
     spectator.wait_for_selector("#race[data-status=finished]", timeout=20_000)
     spectator.wait_for_selector("#racers.standings li[data-place]")
+    # How many raced, not seats ("2 of 6" read as 2nd of 6: issue 39).
+    assert spectator.inner_text("#race-count").strip() == "2 racers"
     replays = spectator.eval_on_selector_all("#racers .race-replay", "els => els.map(e => e.href)")
     assert sorted(replays) == sorted(
         f"{spectator.url.split('/race/')[0]}/replay/{a}/" for a in (host_attempt, racer_attempt)

@@ -61,7 +61,13 @@ function render(race) {
   root.setAttribute("aria-busy", "false");
   $("race-variant").textContent = variantLabel(race.variant) || race.variant_name || race.variant;
   $("race-state").textContent = raceStatusLabel(race);
-  $("race-count").textContent = fmt(gettext("%(n)s of %(capacity)s"), { n: race.racers.length, capacity: race.capacity });
+  // Seats while it is open ("2 of 6"); once it started, how many race (issue 39:
+  // "Standings 2 of 6" read as seats left empty).
+  const n = race.racers.length;
+  $("race-count").textContent =
+    race.status === "open"
+      ? fmt(gettext("%(n)s of %(capacity)s"), { n, capacity: race.capacity })
+      : fmt(ngettext("%(n)s racer", "%(n)s racers", n), { n });
   const open = race.status === "open";
   const full = race.racers.length >= race.capacity;
   $("race-share").hidden = !open;
