@@ -172,3 +172,33 @@ def test_a_deal_lost_from_its_start_says_so(new_page):
     )
     assert page.is_hidden("#analysis-jump") and page.is_hidden("#analysis-line")
     assert page.locator("#replay-moves button.losing").count() == 0
+
+
+def test_an_unsettled_easy_harp_loss_never_says_no_one_could_have_won(new_page):
+    """Issue 39: an analysis whose solver ran out of time said both "the solver ran
+    out of time" and "no one could have won after this move". The server's own
+    answer for a lost Easy Harp game, as an unsettled loss (the solver's time
+    budget is the server's: the page is given the answer a busy server gives)."""
+    harp = "EH1-N-AAAAAAV"
+    page = new_page(width=390, height=844)
+    sign_up(page)
+    line = [a.to_json() for a in solve(new_game(harp), nodes=20_000).line]
+    attempt = api(page, "POST", "/api/games/", {"code": harp})["id"]
+    post_actions(page, attempt, 0, line[:30])
+    api(page, "POST", f"/api/games/{attempt}/resign/")
+    real = api(page, "GET", f"/api/games/{attempt}/analysis/")
+    assert real["lost"]["seen"] and real["lost"]["positions"]
+
+    def unsettled(route: Any) -> None:
+        body = route.fetch().json()
+        body["settled"] = False
+        body["lost"].update(still_winnable=False, index=5, seq=5)
+        route.fulfill(json=body)
+
+    page.route(f"**/api/games/{attempt}/analysis/", unsettled)
+    open_replay(page, attempt)
+    text = page.inner_text("#analysis-text")
+    assert "ran out of time" in text, text
+    said = page.inner_text("#analysis-seen")
+    assert "no one could have won" not in said.lower(), said
+    assert said.startswith("The solver knows every card"), said

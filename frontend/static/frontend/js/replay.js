@@ -173,7 +173,8 @@ function phraseLost(lost, settled) {
     // Easy Harp: the solver saw every card, the player did not.
     const down = fmt(ngettext("%(n)s card face down", "%(n)s cards face down", lost.seen.face_down), { n: formatNumber(lost.seen.face_down) });
     const stock = fmt(ngettext("%(n)s card in the stock", "%(n)s cards in the stock", lost.seen.stock), { n: formatNumber(lost.seen.stock) });
-    $("analysis-seen").textContent = lost.still_winnable
+    // "No one could have won after this move" only when the solver settled it (issue 39).
+    $("analysis-seen").textContent = lost.still_winnable || !settled
       ? fmt(gettext("The solver knows every card; you could see all but %(down)s and %(stock)s."), { down, stock })
       : fmt(gettext("Even knowing every card, no one could have won after this move: the solver sees them all. You could see all but %(down)s and %(stock)s."), { down, stock });
     $("analysis-seen").hidden = false;
