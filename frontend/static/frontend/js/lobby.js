@@ -11,7 +11,8 @@ import { dealHead } from "./catalogue.js";
 import { get, post } from "./api.js";
 import { COPY_ICON, copyButtons } from "./copy.js";
 import { setupNewGame } from "./newgame.js";
-import { ensurePlayer, isGuest } from "./guest.js";
+import { signedIn } from "./settings.js";
+import { ensurePlayer, isGuest, signupHref } from "./guest.js";
 import { setupRaceDialog, showInvites } from "./racenew.js";
 
 const $ = (id) => document.getElementById(id);
@@ -186,9 +187,26 @@ async function start(button, body) {
     const attempt = await post("/api/games/", body);
     location.href = `/play/${attempt.id}/`;
   } catch (err) {
-    $("lobby-error").textContent = err.message;
+    showStartError(err);
     button.disabled = false;
   }
+}
+
+/** Why a game did not start, where the player looks (above the deals, scrolled to);
+ *  a visitor refused a guest (too many from their network: a school, a café, a
+ *  carrier) is offered an account instead (issue 39). */
+function showStartError(err) {
+  const box = $("lobby-error");
+  box.textContent = err.message;
+  if (err.status === 429 && !signedIn() && !isGuest()) {
+    const link = document.createElement("a");
+    link.href = signupHref();
+    link.id = "lobby-error-signup";
+    link.className = "button small";
+    link.textContent = gettext("Sign up to play now");
+    box.append(" ", link);
+  }
+  box.scrollIntoView({ block: "nearest", behavior: "smooth" });
 }
 
 $("deals").addEventListener("click", (e) => {
