@@ -5,6 +5,8 @@ a deletion — is seen by the very next request in every process."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from django.contrib.auth import BACKEND_SESSION_KEY
 from django.db import connection
@@ -39,6 +41,16 @@ def other_process_keeps(user_id: int, kept: tuple[str, float, User]) -> None:
     marks.KEPT[user_id] = kept
 
 
+def changed_elsewhere(player: Client, change: Callable[[User], object]) -> None:
+    """``player``'s row kept (read once), then ``change`` made to it, then the row
+    from before put back as another process would still hold it."""
+    user_reads(player)
+    user = User.objects.get(username=player.username)
+    kept = marks.KEPT[user.pk]
+    change(user)
+    other_process_keeps(user.pk, kept)
+
+
 def test_a_second_request_reads_no_user_row(make_player):
     player = make_player()
     user_reads(player)  # the first may read it: now it is kept
@@ -63,22 +75,18 @@ def test_sign_out_everywhere_ends_a_session_another_process_kept(make_player):
 
 def test_a_queryset_update_is_seen_at_once(make_player):
     player = make_player()
-    user_reads(player)
-    user = User.objects.get(username=player.username)
-    kept = marks.KEPT[user.pk]
-    User.objects.filter(pk=user.pk).update(is_active=False)
-    other_process_keeps(user.pk, kept)
+    changed_elsewhere(player, lambda user: User.objects.filter(pk=user.pk).update(is_active=False))
     assert not signed_in(player)
 
 
 def test_a_saved_change_is_served_at_once(make_player):
     player = make_player()
-    user_reads(player)
-    user = User.objects.get(username=player.username)
-    kept = marks.KEPT[user.pk]
-    user.set_password("a brand new passphrase")
-    user.save()
-    other_process_keeps(user.pk, kept)
+
+    def new_password(user: User) -> None:
+        user.set_password("a brand new passphrase")
+        user.save()
+
+    changed_elsewhere(player, new_password)
     assert not signed_in(player)  # the session's hash is the old password's
 
 

@@ -130,16 +130,23 @@ def test_a_win_shows_its_line_against_par(new_page):
     assert page.inner_text("#analysis-text") == "No par is known for this deal."
 
 
-def test_easy_harp_says_what_the_player_could_see(new_page):
-    """A game that hides cards: the panel counts what the player could not see,
-    and its button shows every card (the viewer's own "Show hidden cards")."""
+def resigned_harp(page: Any) -> int:
+    """A new player's Easy Harp game, 30 moves of the solver's line played, then
+    resigned: still winnable when it ended. Its id."""
     harp = "EH1-N-AAAAAAV"  # the quickest Easy Harp deal for the solver (test_postmortem.HARP)
-    page = new_page(width=1280, height=800)
     sign_up(page)
     line = [a.to_json() for a in solve(new_game(harp), nodes=20_000).line]
     attempt = api(page, "POST", "/api/games/", {"code": harp})["id"]
     post_actions(page, attempt, 0, line[:30])
     api(page, "POST", f"/api/games/{attempt}/resign/")
+    return attempt
+
+
+def test_easy_harp_says_what_the_player_could_see(new_page):
+    """A game that hides cards: the panel counts what the player could not see,
+    and its button shows every card (the viewer's own "Show hidden cards")."""
+    page = new_page(width=1280, height=800)
+    attempt = resigned_harp(page)
     open_replay(page, attempt)
     seen = api(page, "GET", f"/api/games/{attempt}/analysis/")["lost"]["seen"]
     assert page.inner_text("#analysis-text") == "The game could still be won when it ended."
@@ -179,13 +186,8 @@ def test_an_unsettled_easy_harp_loss_never_says_no_one_could_have_won(new_page):
     out of time" and "no one could have won after this move". The server's own
     answer for a lost Easy Harp game, as an unsettled loss (the solver's time
     budget is the server's: the page is given the answer a busy server gives)."""
-    harp = "EH1-N-AAAAAAV"
     page = new_page(width=390, height=844)
-    sign_up(page)
-    line = [a.to_json() for a in solve(new_game(harp), nodes=20_000).line]
-    attempt = api(page, "POST", "/api/games/", {"code": harp})["id"]
-    post_actions(page, attempt, 0, line[:30])
-    api(page, "POST", f"/api/games/{attempt}/resign/")
+    attempt = resigned_harp(page)
     real = api(page, "GET", f"/api/games/{attempt}/analysis/")
     assert real["lost"]["seen"] and real["lost"]["positions"]
 
