@@ -171,7 +171,8 @@ def refused_move(game: Game) -> Move:
 def open_daily(page: Any, variant: str) -> int:
     page.goto("/")
     page.click(f'.deal[data-variant="{variant}"] .deal-actions .primary')  # Play or Continue
-    page.wait_for_url(re.compile(r"/play/\d+/$"))
+    # (A loaded CI machine took more than the default 10 s to start the game once.)
+    page.wait_for_url(re.compile(r"/play/\d+/$"), timeout=30_000)
     page.wait_for_selector("#board .pile[data-pile=t1] .card")
     return int(page.url.rstrip("/").split("/")[-1])
 
