@@ -14,7 +14,6 @@ A cache that does not answer means the row is read, as Django always does."""
 from __future__ import annotations
 
 import copy
-import logging
 import time
 from typing import Any
 
@@ -29,8 +28,6 @@ from django.utils.functional import SimpleLazyObject
 
 from .marks import KEEP_S, KEEP_USERS, KEPT, LOCK, MARK_KEEP_S, MARK_KEY, new_mark, user_changed
 from .models import User
-
-log = logging.getLogger(__name__)
 
 
 class KeptUserBackend(ModelBackend):

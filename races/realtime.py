@@ -66,8 +66,8 @@ def progress_sent(slug: str) -> None:
 def _sent_mark(slug: str) -> str | None:
     try:
         mark: str | None = cache.get(SENT_KEY.format(slug))
-    except Exception:  # the cache away: never serve a running race kept
-        return "?"
+    except Exception:  # the cache away: a mark no other read equals, so a running
+        return f"?{time.monotonic_ns()}"  # race's kept view is never served
     return mark
 
 
