@@ -2,7 +2,8 @@
 (a benchmark, not a test; issue 25).
 
     python bench/socket_flood.py [--players 20] [--rate 2] [--flood 200] [--seconds 10]
-                                 [--daphnes 1]                # or: make bench-flood
+                                 [--daphnes 1] [--reconnect S] [--nginx]
+                                                              # or: make bench-flood
 
 It starts the production process set with ``deploy/stack.py`` (a fresh database
 ``patience_flood``, a Redis of its own, ``--daphnes`` daphnes; no worker or beat:
@@ -17,7 +18,10 @@ asks for a snapshot again and again (a database read each) until the server
 closes it (``--reconnect S``: then connects again after S seconds, a storm of
 handshakes); and after the flood. It
 prints the honest players' p50/p99/max per phase, and what became of the
-flood's connections (opened, refused by close code, dropped).
+flood's connections (opened, refused by close code or by HTTP status, dropped).
+
+``--nginx``: everyone connects through nginx in front of the daphnes, as compose
+runs it (``deploy/nginx.conf``: its handshake limits per session and network).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 from websockets.typing import Origin
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
@@ -144,6 +148,8 @@ class Flood:
                 self.outcomes[f"closed {code}"] += 1
             except TimeoutError:
                 return
+            except InvalidStatus as exc:  # refused before the handshake (nginx's 429)
+                self.outcomes[f"HTTP {exc.response.status_code}"] += 1
             except (OSError, WebSocketException) as exc:
                 self.outcomes[type(exc).__name__] += 1
             if not self.reconnect:
@@ -204,7 +210,10 @@ async def run(port: int, args: argparse.Namespace) -> None:
         for sent, seconds in player.samples:
             phase = "quiet" if sent < flood_at else "flood" if sent < after_at else "after"
             phases[phase].append(seconds)
-    print(f"{args.players} players at {args.rate:g} actions/s each, on {args.daphnes} daphne(s)")
+    door = " behind nginx" if args.nginx else ""
+    print(
+        f"{args.players} players at {args.rate:g} actions/s each, on {args.daphnes} daphne(s){door}"
+    )
     for phase, samples in phases.items():
         print(f"  {phase:6s} {figures(samples)}")
     errors = sum((p.errors for p in players), Counter())
@@ -229,6 +238,9 @@ def main() -> int:
         default=0.0,
         help="a closed flood socket connects again after this many seconds (0: never)",
     )
+    parser.add_argument(
+        "--nginx", action="store_true", help="connect through nginx, as compose runs it"
+    )
     args = parser.parse_args()
     with Stack(
         database=DB_NAME,
@@ -237,8 +249,9 @@ def main() -> int:
         worker=False,
         beat=False,
         extra=SERVER_ENV,
+        nginx=args.nginx,
     ) as stack:
-        asyncio.run(run(stack.ports[0], args))
+        asyncio.run(run(stack.nginx_port or stack.ports[0], args))
     return 0
 
 

@@ -24,10 +24,17 @@ default):
   own. Every racer's last progress always arrives, at most ~500 ms late; and
   a racer's finish is a room change, whose ``race`` frame carries it too.
 
+An action's whole part of this — its progress and ladder kept for readers, its
+entry, the gate tried and, open, the hash taken and the room's view marked as
+moved on (``races.realtime.progress_sent``) — is one script: one Redis round
+trip after the player's answer (issue 38), then the frame's publish when the
+gate opened.
+
 Each progress also says when the racer reached the cards home they hold
 (``home_ms``, the standings' tie-break: ``races.selectors``, "when a racer
-reached their cards home"), from their *ladder*, kept in the cache a step an
-action — the same as the action log replayed, which is what it falls back to.
+reached their cards home"), from their *ladder*, kept a step an action (in
+this process, and in the cache for the others) — the same as the action log
+replayed, which is what it falls back to.
 
 A racer's win, resignation or game closed finishes them in the race
 (``races.services.racer_finished``)."""
@@ -54,11 +61,12 @@ from games.signals import sealed_attempt_changed
 from kit.sockets import encode
 
 from .models import Racer
-from .realtime import progress_sent, race_group
+from .realtime import progress_sent, race_group, sent_mark
 from .selectors import (
     LADDER_KEY,
     PROGRESS_KEEP_S,
     PROGRESS_KEY,
+    SENT_KEY,
     home_ladder,
     ladder_ms,
     ladder_step,
@@ -78,21 +86,40 @@ class _RedisRooms:
         return get_redis_connection("default")
 
     NOTE = """
+    local n = tonumber(ARGV[6])
+    for i = 1, n do
+      redis.call('SET', KEYS[4 + i], ARGV[7 + i], 'EX', ARGV[3])
+    end
     redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
     redis.call('EXPIRE', KEYS[1], ARGV[3])
-    if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[4]) then return 1 end
-    if redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[5]) then return 2 end
-    return 0
+    if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[4]) then
+      local entries = redis.call('HVALS', KEYS[1])
+      redis.call('DEL', KEYS[1])
+      redis.call('SET', KEYS[4], ARGV[7], 'EX', ARGV[3])
+      return {1, entries}
+    end
+    if redis.call('SET', KEYS[3], 1, 'NX', 'PX', ARGV[5]) then return {2, {}} end
+    return {0, {}}
     """
-    """``note`` in one round trip, in the action's thread: the entry kept, then
-    the gate tried, then (the gate closed) ``pending``."""
+    """``note`` in one round trip: ``keep`` written to the cache, the entry kept,
+    then the gate tried — open, the room's entries taken and its view marked as
+    moved on (``races.realtime.progress_sent``) — else ``pending`` tried."""
 
-    def note(self, slug: str, player: str, entry: str) -> tuple[bool, bool]:
-        """Keep ``entry`` as ``player``'s latest; whether this call opened the
-        gate, and (if not) whether it made ``pending``."""
+    def note(
+        self, slug: str, player: str, entry: str, keep: dict[str, Any]
+    ) -> tuple[list[str] | None, bool]:
+        """Keep ``entry`` as ``player``'s latest and ``keep`` in the cache; the
+        room's entries when this call opened the gate (to send now), and (if not)
+        whether it made ``pending``."""
+        client = cache.client  # type: ignore[attr-defined]  # django-redis's: its keys and values
         keys = [f"race:dirty:{slug}", f"race:gate:{slug}", f"race:pending:{slug}"]
-        done = self._note(keys=keys, args=[player, entry, PROGRESS_KEEP_S, GATE_MS, 20 * GATE_MS])
-        return done == 1, done == 2
+        keys += [str(client.make_key(k)) for k in (SENT_KEY.format(slug), *keep)]
+        args = [player, entry, PROGRESS_KEEP_S, GATE_MS, 20 * GATE_MS, len(keep)]
+        args += [client.encode(v) for v in (sent_mark(), *keep.values())]
+        done, entries = self._note(keys=keys, args=args)
+        if done == 1:
+            return [e.decode() if isinstance(e, bytes) else e for e in entries], False
+        return None, done == 2
 
     @functools.cached_property
     def _note(self) -> Any:
@@ -124,11 +151,16 @@ class _LocalRooms:
         self.gates: dict[str, float] = {}
         self.pending: set[str] = set()
 
-    def note(self, slug: str, player: str, entry: str) -> tuple[bool, bool]:
+    def note(
+        self, slug: str, player: str, entry: str, keep: dict[str, Any]
+    ) -> tuple[list[str] | None, bool]:
+        cache.set_many(keep, timeout=PROGRESS_KEEP_S)
         with self.lock:
             self.dirty.setdefault(slug, {})[player] = entry
-        opened = self.gate(slug)
-        return opened, not opened and self.pend(slug)
+        if self.gate(slug):
+            progress_sent(slug)
+            return self.take(slug), False
+        return None, self.pend(slug)
 
     def gate(self, slug: str) -> bool:
         now = time.monotonic()
@@ -169,12 +201,17 @@ def progress_frame(entries: list[str]) -> str | None:
     return f'{{"type":"progress","v":{v},"racers":{encode(racers)}}}'
 
 
-def _flush(slug: str) -> None:
-    """Through the open gate: every racer who moved since the last frame, in one."""
-    text = progress_frame(_rooms().take(slug))
+def _send(slug: str, entries: list[str]) -> None:
+    """Through the open gate (the room's view marked as moved on): every racer who
+    moved since the last frame, in one."""
+    text = progress_frame(entries)
     if text is not None:
-        progress_sent(slug)
         publish(race_group(slug), text)
+
+
+def _flush(slug: str) -> None:
+    progress_sent(slug)
+    _send(slug, _rooms().take(slug))
 
 
 def _later(slug: str) -> None:
@@ -222,22 +259,34 @@ def _racer_of(attempt_id: int) -> tuple[str, int, str] | None:
     return found
 
 
-def _ladder(attempt: Attempt, home: int) -> list[int]:
-    """``attempt``'s ladder after its last action (``home`` cards home now): the
-    cache's one step on when it is of the action before (the action's server time
-    is the attempt's write, ``updated_at``: the log's ``ms``), else replayed from
-    the log. Kept again for the next action and for the race's end."""
-    key = LADDER_KEY.format(attempt.pk)
-    kept = cache.get(key) or ({"seq": 0, "ladder": []} if attempt.seq == 1 else None)
+_LADDERS: dict[int, dict[str, Any]] = {}
+"""Attempt id → its ladder as last kept by this process (``_ladder``): a racer's
+actions mostly come through one socket, so the next step needs no cache read."""
+
+
+def _ladder(attempt: Attempt, home: int) -> dict[str, Any]:
+    """``attempt``'s ladder after its last action (``home`` cards home now), with
+    the ``seq`` it is of: this process's or the cache's one step on when it is of
+    the action before (the action's server time is the attempt's write,
+    ``updated_at``: the log's ``ms``), else replayed from the log. To be kept
+    again (in the cache, by ``racer_moved``) for the next action and the race's end."""
+    kept = _LADDERS.get(attempt.pk)
+    if kept is None or kept["seq"] not in (attempt.seq, attempt.seq - 1):
+        first = attempt.seq == 1 and not attempt.finished  # its first action
+        kept = {"seq": 0, "ladder": []} if first else cache.get(LADDER_KEY.format(attempt.pk))
     if kept is not None and kept.get("seq") == attempt.seq:
-        return list(kept["ladder"])  # a resignation: no action
-    if kept is not None and kept.get("seq") == attempt.seq - 1:
+        ladder = list(kept["ladder"])  # a resignation: no action
+    elif kept is not None and kept.get("seq") == attempt.seq - 1:
         ladder = list(kept["ladder"])
         ladder_step(ladder, ms=attempt.ms_since_start(attempt.updated_at), home=home)
     else:  # lost, or another process's step not kept yet
         ladder = home_ladder(attempt)
-    cache.set(key, {"seq": attempt.seq, "ladder": ladder}, timeout=PROGRESS_KEEP_S)
-    return ladder
+    kept = {"seq": attempt.seq, "ladder": ladder}
+    with _RACERS_LOCK:
+        if len(_LADDERS) > 10_000:
+            _LADDERS.clear()
+        _LADDERS[attempt.pk] = kept
+    return kept
 
 
 def _status(attempt: Attempt) -> str:
@@ -259,8 +308,8 @@ def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs
         if elapsed is None:
             elapsed = attempt.ms_since_start(timezone.now())
         shown: dict[str, Any] = {**progress(game), "elapsed_ms": elapsed}
-        shown["home_ms"] = ladder_ms(_ladder(attempt, sum(shown["home"])))
-        cache.set(PROGRESS_KEY.format(attempt.pk), shown, timeout=PROGRESS_KEEP_S)
+        ladder = _ladder(attempt, sum(shown["home"]))
+        shown["home_ms"] = ladder_ms(ladder["ladder"])
         entry = encode(
             {
                 "v": version,
@@ -273,9 +322,11 @@ def racer_moved(sender: type[Attempt], *, attempt: Attempt, game: Game, **kwargs
                 },
             }
         )
-        opened, pending = _rooms().note(slug, player, entry)
-        if opened:
-            _flush(slug)
+        # One round trip: the progress and ladder kept, the entry noted, the gate tried.
+        keep = {PROGRESS_KEY.format(attempt.pk): shown, LADDER_KEY.format(attempt.pk): ladder}
+        entries, pending = _rooms().note(slug, player, entry, keep)
+        if entries is not None:
+            _send(slug, entries)
         if pending:
             _wait(slug)
     except Exception:

@@ -57,10 +57,15 @@ _BUILDING: dict[str, threading.Lock] = {}  # slug -> held while one is built
 _LOCK = threading.Lock()
 
 
+def sent_mark() -> str:
+    """A new value of a room's mark (``SENT_KEY``), unlike any before it."""
+    return f"{time.time_ns()}"
+
+
 def progress_sent(slug: str) -> None:
     """Mark the room's view as moved on: a ``progress`` frame is being sent
-    (``races.progress``)."""
-    cache.set(SENT_KEY.format(slug), f"{time.time_ns()}", timeout=PROGRESS_KEEP_S)
+    (``races.progress``, which also sets it in its own round trip)."""
+    cache.set(SENT_KEY.format(slug), sent_mark(), timeout=PROGRESS_KEEP_S)
 
 
 def _sent_mark(slug: str) -> str | None:
