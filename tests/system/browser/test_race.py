@@ -475,6 +475,15 @@ def test_a_signed_out_friends_first_tap_on_join_joins(new_page, width, height):
     watched.assert_clean()
 
 
+CUT_FIGURES = """() => [...document.querySelectorAll('#race-chips li')].flatMap((chip) => {
+  const box = chip.getBoundingClientRect();
+  return [...chip.querySelectorAll('.racer-figures > span')]
+    .filter((f) => f.getBoundingClientRect().right > box.right + 0.5 || f.scrollWidth > f.clientWidth + 1)
+    .map((f) => f.textContent);
+})"""
+"""The figures of the racers' chips that do not show whole."""
+
+
 def test_a_racers_board_is_the_race_and_a_later_finish_is_no_win(new_page):
     """Issue 39: the racer's board said "Practice" and offered New game while the
     race ran, and a racer who cleared the deal second was told "You won!". One
@@ -500,6 +509,14 @@ def test_a_racers_board_is_the_race_and_a_later_finish_is_no_win(new_page):
     post_actions(host, host_attempt, 0, line)  # the host finishes first
     host.wait_for_selector("#win", state="visible", timeout=20_000)
     assert host.inner_text("#win-title").strip() == "You won the race!"
+    hosts = host.evaluate("() => document.body.dataset.username")
+    for page in racers:  # live, no reload: each figure of a chip says what it counts, whole
+        chip = page.locator(f'#race-chips li[data-player="{hosts}"][data-home="52"]')
+        chip.wait_for(timeout=20_000)
+        figures = chip.locator(".racer-figures").inner_text()
+        assert "52/52 home" in figures and f"{len(line)} moves" in figures, figures
+        cut = page.evaluate(CUT_FIGURES)
+        assert not cut, (page.viewport_size, cut)
     for place, (page, attempt) in enumerate(zip(racers, attempts, strict=True), start=2):
         post_actions(page, attempt, 0, line)  # then each clears the deal in turn
         page.wait_for_selector("#win", state="visible", timeout=20_000)

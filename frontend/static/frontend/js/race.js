@@ -209,7 +209,10 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
   const placed = racer.place ? `${placeWords(racer.place, race.racers.length)}, ` : "";
   const label = escapeHtml(`${racer.player}: ${placed}${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
   if (compact) {
-    return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${home}/${DECK}</span>${p.uncovered ? ` <span class="racer-uncovered">↑${p.uncovered}</span>` : ""} <span class="racer-moves">${p.moves ?? 0}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
+    // Each figure says what it counts ("12/52 home", "34 moves"): bare numbers read as nothing.
+    const homeWords = escapeHtml(fmt(gettext("%(n)s/%(all)s home"), { n: home, all: DECK }));
+    const moves = escapeHtml(fmt(ngettext("%(n)s move", "%(n)s moves", p.moves ?? 0), { n: p.moves ?? 0 }));
+    return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${homeWords}</span> <span class="racer-moves">${moves}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
   }
   return `<li ${attrs}>${place}<a class="racer-name" href="/players/${encodeURIComponent(racer.player)}/">${name}</a>
     <span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span>${bar}
