@@ -248,6 +248,9 @@ def race_view(race: Race) -> RaceView:
     missing = [a for a in live if PROGRESS_KEY.format(a) not in kept]
     stored = {a.pk: a for a in Attempt.objects.filter(pk__in=missing)} if missing else {}
     zero = _zero(race)
+    # A guest is shown by number in the room ("Guest 2"), its made-up name saying nothing.
+    guests = sorted((r for r in racers if r.player.is_guest), key=lambda r: (r.joined_at, r.pk))
+    numbers = {r.pk: n for n, r in enumerate(guests, start=1)}
     entries = []
     for racer in racers:
         if racer.status == Racer.Status.RACING and racer.attempt_id:
@@ -262,6 +265,7 @@ def race_view(race: Race) -> RaceView:
         entries.append(
             {
                 "player": racer.player.get_username(),
+                "guest": numbers.get(racer.pk),
                 "status": racer.status,
                 "place": racer.place,
                 "progress": shown,

@@ -509,3 +509,21 @@ def test_a_game_not_in_a_race_announces_nothing_to_the_races(player):
     finally:
         sealed_attempt_changed.disconnect(dispatch_uid="tests.races.sealed")
     assert heard == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_guests_are_numbered_in_the_room_by_joining_order(make_player):
+    """Issue 39: guests showed as ``guest-<hex>``; the race JSON numbers them (the
+    pages say "Guest 2"), an account's ``guest`` null."""
+    from tests.support.api import guest
+
+    host = make_player()
+    race = create(host, {"code": WIN_CODE})["id"]
+    for joining in (guest(), guest()):
+        post(joining, race, "join")
+    racers = sorted(get(host, race)["racers"], key=lambda r: r["joined_at"])
+    assert [(r["player"].startswith("guest-"), r["guest"]) for r in racers] == [
+        (False, None),
+        (True, 1),
+        (True, 2),
+    ]

@@ -461,7 +461,7 @@ def join_and_name(page: Any, race: str) -> str:
 def test_a_signed_out_friends_first_tap_on_join_joins(new_page, width, height):
     """Issue 39: the Join button was read from the click event after an await
     (a guest made first), when the event no longer has it: a TypeError, and only
-    the second tap joined."""
+    the second tap joined. And the guest showed as ``guest-<hex>``: "Guest 1"."""
     host = new_page()
     sign_up(host)
     race = open_room(host)
@@ -473,6 +473,9 @@ def test_a_signed_out_friends_first_tap_on_join_joins(new_page, width, height):
     friend.wait_for_selector("#race-join", state="hidden", timeout=10_000)
     host.wait_for_function("() => document.querySelectorAll('li[data-player]').length === 2")
     watched.assert_clean()
+    for page in (host, friend):  # a guest by its number in the room, not its made-up name
+        names = page.locator("li[data-player] .racer-name").all_inner_texts()
+        assert "Guest 1" in names and not any("guest-" in n for n in names), names
 
 
 CUT_FIGURES = """() => [...document.querySelectorAll('#race-chips li')].flatMap((chip) => {

@@ -195,11 +195,17 @@ export function progressWords(race, racer) {
   return parts.join(" · ");
 }
 
+/** How a racer is named: an account by its name, a guest by its number in the room
+ *  ("Guest 2": a guest's made-up name says nothing, and it has no page). */
+export function racerName(racer) {
+  return racer.guest ? fmt(gettext("Guest %(n)s"), { n: racer.guest }) : racer.player;
+}
+
 /** One racer as a compact chip (the racer's board strip) or a row (the room). */
 export function racerHtml(race, racer, { me = "", following = "", compact = false } = {}) {
   const home = cardsHome(racer.progress);
   const p = racer.progress || {};
-  const name = escapeHtml(racer.player);
+  const name = escapeHtml(racerName(racer));
   const place = racer.place ? `<span class="racer-place" data-place="${racer.place}">${escapeHtml(fmt(gettext("#%(n)s"), { n: racer.place }))}</span>` : "";
   // A <progress>: no style attribute (the Content-Security-Policy allows none).
   const bar = `<progress class="racer-bar" max="${DECK}" value="${home}" aria-label="${escapeHtml(gettext("Cards home"))}">${home}</progress>`;
@@ -207,14 +213,15 @@ export function racerHtml(race, racer, { me = "", following = "", compact = fals
   const attrs = `class="${cls}" data-player="${name}" data-place="${racer.place ?? ""}" data-status="${escapeHtml(racer.status)}" data-home="${home}" data-moves="${p.moves ?? 0}" data-uncovered="${p.uncovered ?? 0}"`;
   // The chip's label is all a screen reader hears of it: its place too.
   const placed = racer.place ? `${placeWords(racer.place, race.racers.length)}, ` : "";
-  const label = escapeHtml(`${racer.player}: ${placed}${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
+  const label = escapeHtml(`${racerName(racer)}: ${placed}${racerStatusLabel(racer.status)}, ${progressWords(race, racer)}`);
   if (compact) {
     // Each figure says what it counts ("12/52 home", "34 moves"): bare numbers read as nothing.
     const homeWords = escapeHtml(fmt(gettext("%(n)s/%(all)s home"), { n: home, all: DECK }));
     const moves = escapeHtml(fmt(ngettext("%(n)s move", "%(n)s moves", p.moves ?? 0), { n: p.moves ?? 0 }));
     return `<li ${attrs} aria-label="${label}">${place}<span class="racer-name">${name}</span>${bar}<span class="racer-figures" aria-hidden="true"><span class="racer-home">${homeWords}</span> <span class="racer-moves">${moves}</span> <span class="racer-time">${formatMs(racerTime(race, racer))}</span></span><span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span></li>`;
   }
-  return `<li ${attrs}>${place}<a class="racer-name" href="/players/${encodeURIComponent(racer.player)}/">${name}</a>
+  const named = racer.guest ? `<span class="racer-name">${name}</span>` : `<a class="racer-name" href="/players/${encodeURIComponent(racer.player)}/">${name}</a>`;
+  return `<li ${attrs}>${place}${named}
     <span class="racer-status">${escapeHtml(racerStatusLabel(racer.status))}</span>${bar}
     <span class="racer-figures">${escapeHtml(progressWords(race, racer))}</span></li>`;
 }
@@ -228,7 +235,7 @@ export function followedHtml(race, racer) {
       return `<li><span aria-hidden="true">${i + 1}</span><progress class="racer-bar" max="13" value="${n}" aria-label="${label}">${n}</progress><span>${n}</span></li>`;
     })
     .join("");
-  return `<h2 id="race-follow-title">${escapeHtml(fmt(gettext("Following %(player)s"), { player: racer.player }))}</h2>
+  return `<h2 id="race-follow-title">${escapeHtml(fmt(gettext("Following %(player)s"), { player: racerName(racer) }))}</h2>
     <p class="racer-figures">${escapeHtml(racerStatusLabel(racer.status))} · ${escapeHtml(progressWords(race, racer))}</p>
     <ol class="foundation-bars" aria-label="${escapeHtml(gettext("Cards home per foundation"))}">${piles}</ol>`;
 }
@@ -245,7 +252,7 @@ export function standingsHtml(race, ratings = null) {
         : "";
       const replay = r.attempt ? `<a class="race-replay" href="/replay/${r.attempt}/">${escapeHtml(gettext("Replay"))}</a>` : "";
       return `<li class="standing" data-player="${escapeHtml(r.player)}" data-place="${r.place ?? ""}" data-status="${escapeHtml(r.status)}">
-        <span class="racer-place">${r.place ?? "–"}</span> <span class="racer-name">${escapeHtml(r.player)}</span>
+        <span class="racer-place">${r.place ?? "–"}</span> <span class="racer-name">${escapeHtml(racerName(r))}</span>
         <span class="racer-status">${escapeHtml(racerStatusLabel(r.status))}</span> <span class="racer-result">${escapeHtml(result)}</span>
         ${rating} ${replay}</li>`;
     })

@@ -6,7 +6,7 @@
 
 import { announce, fmt } from "./i18n.js";
 import { post } from "./api.js";
-import { countdown, loadRatings, ordered, placeWords, racerHtml, RaceFeed, standingsHtml } from "./race.js";
+import { countdown, loadRatings, ordered, placeWords, racerHtml, racerName, RaceFeed, standingsHtml } from "./race.js";
 
 const $ = (id) => document.getElementById(id);
 const strip = $("race-strip");
@@ -48,7 +48,7 @@ function drawChips(race) {
   for (const r of race.racers) {
     if (r.status === "won" && !state.finished.has(r.player)) {
       state.finished.add(r.player);
-      if (race.status === "running") announce(fmt(gettext("%(player)s finished the deal."), { player: r.player }));
+      if (race.status === "running") announce(fmt(gettext("%(player)s finished the deal."), { player: racerName(r) }));
     }
   }
 }
