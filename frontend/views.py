@@ -172,22 +172,19 @@ def play(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @ensure_csrf_cookie
 def watch(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    if not request.user.is_authenticated:  # the game socket needs a session
-        return _to_login(request)
+    # Open to a signed-out visitor: the page makes a guest for the game socket,
+    # which needs a player (issue 39), as Play does.
     return _page(request, "watch.html", "watch", attempt_id=attempt_id)
 
 
 @ensure_csrf_cookie
 def replay(request: HttpRequest, attempt_id: int) -> HttpResponse:
-    if not request.user.is_authenticated:  # every /api/games/ endpoint needs one
-        return _to_login(request)
+    # Likewise: every /api/games/ endpoint needs a player, a guest made by the page.
     return _page(request, "replay.html", "replay", attempt_id=attempt_id)
 
 
 @ensure_csrf_cookie
 def live(request: HttpRequest) -> HttpResponse:
-    if not request.user.is_authenticated:
-        return _to_login(request)
     return _page(request, "live.html", "live")
 
 

@@ -443,6 +443,10 @@ class LiveGameSerializer(serializers.Serializer):
 
 
 class LiveView(APIView):
+    # Open to a signed-out visitor (issue 39), who sees what a player who won no
+    # running daily sees; watching one makes them a guest (the game socket needs a player).
+    permission_classes = (AllowAny,)
+
     @extend_schema(
         responses={200: LiveGameSerializer(many=True), **ERRORS},
         summary="Games in progress you may watch",

@@ -691,13 +691,13 @@ TABLE = [
     ("ws_game",       MISSING,  WS_401,    WS_404,    WS_404,    WS_404,    WS_404),
     # Games in progress you may watch. Your own are not listed (current behaviour;
     # the spec is silent: the lobby shows your own games).
-    ("live",          D_PLAY,   SIGN_IN,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
-    ("live",          D_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
-    ("live",          P_PLAY,   SIGN_IN,   LISTED,    LISTED,    LISTED,    UNLISTED),
-    ("live",          P_DONE,   SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
-    ("live",          PAST,     SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
-    ("live",          D_PRACT,  SIGN_IN,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
-    ("live",          R_RUN,    SIGN_IN,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          D_PLAY,   UNLISTED,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
+    ("live",          D_DONE,   UNLISTED,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          P_PLAY,   LISTED,     LISTED,    LISTED,    LISTED,    UNLISTED),
+    ("live",          P_DONE,   UNLISTED,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          PAST,     UNLISTED,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
+    ("live",          D_PRACT,  UNLISTED,   UNLISTED,  UNLISTED,  LISTED,    UNLISTED),
+    ("live",          R_RUN,    UNLISTED,   UNLISTED,  UNLISTED,  UNLISTED,  UNLISTED),
     # Playing the same deal by its code (which only the server knows while the day
     # runs: an attacker's best case): never today's daily deal while its day runs,
     # whoever asks — finished, won or not (issue 36).
@@ -717,12 +717,12 @@ TABLE = [
     ("page_play",     D_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
     ("page_play",     P_DONE,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
     ("page_play",     MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
-    ("page_watch",    D_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
-    ("page_watch",    P_PLAY,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
-    ("page_watch",    MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
-    ("page_replay",   D_DONE,   LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
-    ("page_replay",   PAST,     LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
-    ("page_replay",   MISSING,  LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_watch",    D_PLAY,   PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_watch",    P_PLAY,   PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_watch",    MISSING,  PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_replay",   D_DONE,   PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_replay",   PAST,     PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_replay",   MISSING,  PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
     # The player's own lost position only (issue 24): a game still winnable, over, or
     # hiding cards (Easy Harp, the daily's practice included) is refused the same way.
     ("last_winnable", D_PLAY,   SIGN_IN,   NOT_YOURS, NOT_YOURS, NOT_YOURS, NOT_LOST),
@@ -775,7 +775,7 @@ TABLE = [
     ("calendar",      NONE,     OK,        OK,        OK,        OK,        OK),
     ("schema",        NONE,     OK,        OK,        OK,        OK,        OK),
     ("ws_board",      NONE,     SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED, SUBSCRIBED),
-    ("page_live",     NONE,     LOGIN,     PAGE,      PAGE,      PAGE,      PAGE),
+    ("page_live",     NONE,     PAGE,      PAGE,      PAGE,      PAGE,      PAGE),
 ]
 # fmt: on
 

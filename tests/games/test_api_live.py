@@ -190,13 +190,20 @@ def test_games_on_a_running_daily_deal_wait_until_the_viewer_won_it(make_player)
     assert Attempt.objects.filter(pk__in=hidden, status="playing").count() == 3
 
 
-def test_anonymous_is_refused(anon, make_player):
-    alice = make_player()
-    start(alice, code=PRACTICE)
-    response = anon.get("/api/live/")
-    assert response.status_code in (401, 403), response.content
-    error = response.json()["error"]
-    assert error["code"] and error["message"]
+def test_a_signed_out_visitor_sees_what_a_player_who_won_no_daily_sees(anon, make_player):
+    """Issue 39: "Live" was a sign-in wall. A signed-out visitor (an attacker with
+    no account at all) gets the list a player who won nothing gets: no game on a
+    running daily, ranked or a practice of its cards, and no daily's code."""
+    alice, carol, viewer = make_player(), make_player(), make_player()
+    practice = play(alice, start(alice, code=PRACTICE), MOVES)
+    daily_deal_prepare(date=utc_today(), variant="SH1-C4")
+    ranked = start(carol, daily="SH1-C4")
+
+    games = live(anon)
+    assert listed(games, practice)
+    assert ranked["id"] not in games
+    assert set(games) == set(live(viewer))
+    assert all(g["daily"] is None or g["code"] is None for g in games.values())
 
 
 def test_only_games_being_played_now_are_live(make_player):

@@ -481,7 +481,8 @@ def test_a_signed_out_friends_first_tap_on_join_joins(new_page, width, height):
 CUT_FIGURES = """() => [...document.querySelectorAll('#race-chips li')].flatMap((chip) => {
   const box = chip.getBoundingClientRect();
   return [...chip.querySelectorAll('.racer-figures > span')]
-    .filter((f) => f.getBoundingClientRect().right > box.right + 0.5 || f.scrollWidth > f.clientWidth + 1)
+    .filter((f) => f.getBoundingClientRect().right > box.right + 0.5
+      || f.scrollWidth > f.clientWidth + 1)
     .map((f) => f.textContent);
 })"""
 """The figures of the racers' chips that do not show whole."""

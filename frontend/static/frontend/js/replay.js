@@ -16,6 +16,7 @@
 import { announce, fmt, formatMs, formatNumber } from "./i18n.js";
 import { variantLabel } from "./catalogue.js";
 import { get } from "./api.js";
+import { ensurePlayer } from "./guest.js";
 import { Board } from "./board.js";
 import { Hud, showClosed, showMessage } from "./hud.js";
 import { MoveList, describe } from "./movelist.js";
@@ -291,6 +292,7 @@ function bind() {
 }
 
 try {
+  await ensurePlayer(); // a signed-out visitor watches as a guest (issue 39)
   data = await get(`/api/games/${id}/replay/?positions=1`);
   hud.show(data); // title, code; the stats follow the position shown
   const status =

@@ -6,6 +6,7 @@ import { Board } from "./board.js";
 import { GameFeed } from "./feed.js";
 import { Hud, showClosed, showNotice } from "./hud.js";
 import { showConnection } from "./socket.js";
+import { ensurePlayer } from "./guest.js";
 
 const $ = (id) => document.getElementById(id);
 const id = Number($("watch").dataset.attempt);
@@ -46,4 +47,8 @@ const feed = new GameFeed(id, {
     else showNotice(gettext("There is no such game."), "error");
   },
 });
-feed.connect();
+// A signed-out visitor watches as a guest (issue 39): the socket needs a player.
+ensurePlayer().then(
+  () => feed.connect(),
+  (err) => showNotice(err.message, "error"),
+);
