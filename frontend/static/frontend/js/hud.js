@@ -24,7 +24,11 @@ export class Hud {
   }
 
   show(game) {
-    $("game-title").textContent = `${variantLabel(game.variant)} · ${gameKind(game)}`;
+    // The kind ("Daily · not ranked yet") never cut: on a narrow screen the variant's
+    // name gives way (issue 39: a guest's phone read "Seahaven Towers (4 cells) · Daily · no…").
+    const variant = Object.assign(document.createElement("span"), { className: "game-variant", textContent: variantLabel(game.variant) });
+    const kind = Object.assign(document.createElement("span"), { className: "game-kind", textContent: ` · ${gameKind(game)}` });
+    $("game-title").replaceChildren(variant, kind);
     this.code = typeof game.code === "string" && game.code ? game.code : null;
     const code = $("code");
     const sealed = !this.code;
