@@ -101,6 +101,7 @@ class _Proofs:
         self.lock = threading.Lock()
         self.wanted: set[int] = set()
         self.armed = False
+        self.sending = 0  # batches taken, not yet handed to the broker
 
     def want(self, attempt_id: int) -> None:
         with self.lock:
@@ -114,12 +115,16 @@ class _Proofs:
     def send(self) -> None:
         with self.lock:
             wanted, self.wanted, self.armed = sorted(self.wanted), set(), False
+            self.sending += 1
         try:
             fresh = _marked_pending(wanted)
             for start in range(0, len(fresh), PROOF_BATCH_MAX):
                 prove_lost_each.delay(fresh[start : start + PROOF_BATCH_MAX])
         except Exception:
             log.warning("proofs of %s not queued: the broker did not answer", wanted)
+        finally:
+            with self.lock:
+                self.sending -= 1
 
 
 _PROOFS = _Proofs()

@@ -37,9 +37,10 @@ def heavy_jobs(broker: redis.Redis) -> list[tuple[str, list]]:
 
 
 def sent(batch: float) -> None:
-    """Until the process's wanted proofs went out (the batch's timer ran)."""
+    """Until the process's wanted proofs are on the broker (the batch's timer ran
+    and its job was sent: a loaded machine once read the queue in between)."""
     deadline = time.monotonic() + batch + 20
-    while tasks._PROOFS.armed or tasks._PROOFS.wanted:
+    while tasks._PROOFS.armed or tasks._PROOFS.wanted or tasks._PROOFS.sending:
         assert time.monotonic() < deadline, "the proofs were never sent"
         time.sleep(0.05)
 
