@@ -33,7 +33,8 @@ def test_a_guests_daily_says_not_ranked_yet_whole_and_its_buttons_take_a_finger(
     page = new_page(width=width, height=height)
     open_daily(page, "SH1-C4")  # signed out: played as a guest
     page.wait_for_function(
-        "() => document.querySelector('#game-title .game-kind')?.textContent.includes('not ranked yet')"
+        "() => document.querySelector('#game-title .game-kind')"
+        "?.textContent.includes('not ranked yet')"
     )
     assert not page.evaluate(KIND_CUT), page.inner_text("#game-title")
     if min(width, height) <= 500:  # a phone: fingers (a desktop's mouse takes 36 px)
