@@ -39,7 +39,7 @@ real_now = timezone.now
 day = utc_today() - dt.timedelta(days=DAYS_AGO)
 easy = Effort(nodes=100_000, candidates=20, seconds=60)
 daily = daily_deal_prepare(date=day, variant="SH1-C4", effort=easy)
-daily_deal_prepare(date=day, variant="SH1-C1", effort=Effort(nodes=50, candidates=1, seconds=5))
+daily_deal_prepare(date=day, variant="SH1-C1", effort=Effort(nodes=1, candidates=1, seconds=5))
 noon = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
 started = real_now()
 players = []
