@@ -7,25 +7,20 @@ and held its event loop, so other players waited 0.6–1.6 s for their acks
 
 from __future__ import annotations
 
-import os
 import secrets
-from pathlib import Path
 
-import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from deploy.client import Client
-from deploy.stack import NGINX, Stack
+from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
+from tests.support.nginx import requires_nginx
 
 pytestmark = [
     requires_postgres,
     requires_redis,
-    pytest.mark.skipif(
-        not Path(NGINX).exists() and os.environ.get("REQUIRE_SERVICES") != "1",
-        reason="no nginx (apt-get install nginx-light)",
-    ),
+    requires_nginx,
 ]
 
 PASSWORD = "correct horse battery staple"

@@ -10,24 +10,18 @@ from __future__ import annotations
 import base64
 import http.client
 import json
-import os
 import secrets
 import socket
 from http.cookies import SimpleCookie
-from pathlib import Path
 
-import pytest
-
-from deploy.stack import NGINX, Stack
+from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
+from tests.support.nginx import requires_nginx
 
 pytestmark = [
     requires_postgres,
     requires_redis,
-    pytest.mark.skipif(
-        not Path(NGINX).exists() and os.environ.get("REQUIRE_SERVICES") != "1",
-        reason="no nginx (apt-get install nginx-light)",
-    ),
+    requires_nginx,
 ]
 
 

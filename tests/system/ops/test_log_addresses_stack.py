@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import datetime as dt
 import http.client
-import os
 import re
 import secrets
 import signal
@@ -38,17 +37,15 @@ from pathlib import Path
 import pytest
 from celery import Celery
 
-from deploy.stack import NGINX, Stack
+from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
+from tests.support.nginx import requires_nginx
 from tests.support.waiting import wait_for
 
 pytestmark = [
     requires_postgres,
     requires_redis,
-    pytest.mark.skipif(
-        not Path(NGINX).exists() and os.environ.get("REQUIRE_SERVICES") != "1",
-        reason="no nginx (apt-get install nginx-light)",
-    ),
+    requires_nginx,
 ]
 
 CLIENTS = [f"127.0.{20 + n}.{2 + n}" for n in range(6)]
