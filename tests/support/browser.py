@@ -170,10 +170,16 @@ def refused_move(game: Game) -> Move:
 
 def open_daily(page: Any, variant: str) -> int:
     page.goto("/")
+    page.wait_for_selector("#deals[aria-busy=false]")  # the lobby's own answer drawn
     page.click(f'.deal[data-variant="{variant}"] .deal-actions .primary')  # Play or Continue
-    # (A loaded CI machine took more than the default 10 s to start the game once.)
-    page.wait_for_url(re.compile(r"/play/\d+/$"), timeout=30_000)
-    page.wait_for_selector("#board .pile[data-pile=t1] .card")
+    # A loaded CI machine took more than 10 s, then more than 30 s, to reach the play
+    # page's "load" event: its URL is what says the game started, the board that it shows.
+    try:
+        page.wait_for_url(re.compile(r"/play/\d+/$"), timeout=30_000, wait_until="commit")
+    except Exception as exc:
+        said = page.inner_text("#lobby-error") if page.locator("#lobby-error").count() else ""
+        raise AssertionError(f"no game started from the lobby: {said!r}") from exc
+    page.wait_for_selector("#board .pile[data-pile=t1] .card", timeout=30_000)
     return int(page.url.rstrip("/").split("/")[-1])
 
 
