@@ -25,7 +25,10 @@ pytestmark = [
 
 PASSWORD = "correct horse battery staple"
 BURST = 30  # deploy/nginx.conf: limit_req zone=ws_session burst=30
-TRIES = 50
+TRIES = 150
+"""Enough that refusals come on a slow machine: the 2-a-second rate refills while
+each let-through socket opens, so at 200 ms a socket the burst and its refills would
+let about 50 through (by the arithmetic; a refused try costs nginx a few ms)."""
 
 
 def _open(port: int, game_id: int, client: Client) -> int:
