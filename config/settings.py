@@ -54,6 +54,8 @@
 | ``ANALYSIS_RATE`` | post-mortems queued on demand per player (then 429) | ``20/hour`` |
 | ``RACE_RATE`` | race rooms opened, joined, invited to, rematches, per player | ``30/min`` |
 | ``RACE_MINUTES`` | a race ends this long after its start; those still racing resign | 30 |
+| ``QUICK_RACE_WAIT`` | seconds before a quick race starts with fewer than 8 | 20 |
+| ``QUICK_RACE_RATE`` | quick race queue asks per player (one every 1.5 s) | ``120/min`` |
 | ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
 | ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames of a player's sockets a second; at once | 30, 600 |
 | ``WS_SNAPSHOT_RATE``, ``WS_SNAPSHOT_BURST`` | … snapshots asked for | 2, 20 |
@@ -790,6 +792,8 @@ REST_FRAMEWORK = {
         "analyses": env.get("ANALYSIS_RATE", "20/hour"),
         # Race rooms opened, joined, invited to, rematches asked for, per player (issue 29).
         "races": env.get("RACE_RATE", "30/min"),
+        # The quick race queue's asks per player (leaderboard/quick.py).
+        "quick-races": env.get("QUICK_RACE_RATE", "120/min"),
         # Per address: the Content-Security-Policy reports a browser sends.
         "csp-reports": env.get("CSP_REPORT_RATE", "60/min"),
         # Joining a club by code, per player and per address (issue 29): no guessing.
@@ -816,6 +820,8 @@ PASSWORD_HASH_WAITING = int(env.get("PASSWORD_HASH_WAITING", "16"))
 # across every daphne (over a cap: refused, 4429).
 # Race rooms (issue 29): a race ends RACE_MINUTES after its start.
 RACE_MINUTES = int(env.get("RACE_MINUTES", "30"))
+# Quick race (issue 39, leaderboard/quick.py): fewer than 8 start after this wait.
+QUICK_RACE_WAIT = float(env.get("QUICK_RACE_WAIT", "20"))
 WS_FRAME_RATE = float(env.get("WS_FRAME_RATE", "30"))
 WS_FRAME_BURST = int(env.get("WS_FRAME_BURST", "600"))
 WS_SNAPSHOT_RATE = float(env.get("WS_SNAPSHOT_RATE", "2"))

@@ -27,8 +27,8 @@ urlpatterns = [
     path("csp-report/", csp_report, name="csp-report"),
     path("api/", include("accounts.urls")),
     path("api/", include("games.urls")),
+    path("api/", include("leaderboard.urls")),  # before races': /api/races/quick/
     path("api/", include("races.urls")),
-    path("api/", include("leaderboard.urls")),
     path("api/", include("clubs.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The admin at ADMIN_PATH; its sign-in form shares the API login's throttles.

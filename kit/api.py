@@ -199,7 +199,7 @@ def rate_limit(scope: str, ident: object) -> None:
         raise RateLimited(scope, wait)
 
 
-LOCAL_SCOPES = frozenset({"actions", "games", "guest-games", "csp-reports"})
+LOCAL_SCOPES = frozenset({"actions", "games", "guest-games", "csp-reports", "quick-races"})
 """The scopes ``rate_limit`` counts in process: volume guards, where a bounded
 overshoot across processes costs nothing (an action is refereed whatever its
 pace), unlike the sign-in and sign-up scopes (a guess more is a guess more)."""

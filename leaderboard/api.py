@@ -1,6 +1,7 @@
 """``/api/leaderboard/{date}/{variant}/``, ``/api/players/{username}/``, the
 archive's calendars, ``/api/calendar/`` and ``/api/players/{username}/calendar/``,
-and where a practice of a past daily would have ranked,
+the quick race queue, ``/api/races/quick/``, and where a practice of a past
+daily would have ranked,
 ``/api/leaderboard/would-rank/{game id}/``; the table of predicted against
 measured difficulty, ``/api/difficulty/``."""
 
@@ -23,11 +24,19 @@ from games.api import ERRORS
 from games.dailies import utc_today
 from games.difficulty import difficulty_month
 from games.engine import ALL_VARIANTS
-from kit.api import GameIdConverter, parse_date, parse_month
+from kit.api import (
+    GameIdConverter,
+    StrictCharField,
+    StrictSerializer,
+    parse_date,
+    parse_month,
+    rate_limit,
+)
 from kit.errors import NotFound
 from kit.http import ApiError
 
 from .circles import circles, filtered_board, player_club_ranks, week_standing
+from .quick import quick_join, quick_leave
 from .ratings import race_rating_changes
 from .selectors import (
     calendar_month,
@@ -256,6 +265,42 @@ class RaceRatingsView(APIView):
     )
     def get(self, request: Request, race: str) -> Response:
         return Response(race_rating_changes(race=race))
+
+
+class QuickAskSerializer(StrictSerializer):
+    variant = StrictCharField(max_length=16)
+
+
+class QuickSerializer(serializers.Serializer):  # documentation of quick_status
+    variant = serializers.CharField()
+    rating = serializers.IntegerField(help_text="your race rating when queued (1500 before any)")
+    queued_at = serializers.DateTimeField()
+    waited_ms = serializers.IntegerField()
+    window = serializers.IntegerField(help_text="± race rating you are matched within now")
+    queue = serializers.IntegerField(help_text="players waiting for this variant, you included")
+    wait_s = serializers.FloatField(help_text="fewer than `full` start after this wait")
+    full = serializers.IntegerField(help_text="racers a quick race starts with at once")
+    race = serializers.CharField(allow_null=True, help_text="your race's id once matched")
+
+
+class QuickRaceView(APIView):
+    """``/api/races/quick/``: the quick race queue (``quick.py``)."""
+
+    @extend_schema(
+        request=QuickAskSerializer,
+        responses={200: QuickSerializer, **ERRORS},
+        summary="Queue for a quick race, or stay queued (ask every 1.5 s); the race once matched",
+    )
+    def post(self, request: Request) -> Response:
+        rate_limit("quick-races", f"user-{request.user.pk}")
+        data = QuickAskSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(quick_join(player=request.user, variant=data.validated_data["variant"]))
+
+    @extend_schema(request=None, responses={204: None, **ERRORS}, summary="Leave the queue")
+    def delete(self, request: Request) -> Response:
+        quick_leave(player=request.user)
+        return Response(status=204)
 
 
 def _following(request: Request) -> bool:

@@ -51,3 +51,34 @@ class RaceRatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"race {self.race_id}, {self.player_id}: {self.before:.0f} → {self.after:.0f}"
+
+
+class QuickSeat(models.Model):
+    """A player in the quick race queue (``quick.py``): one seat a player, for one
+    variant, with their race rating as it was when they queued. ``race`` is set
+    when the seat is matched; the seat is kept so the player's next ask finds it."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quick_seat"
+    )
+    variant = models.CharField(max_length=8)
+    rating = models.FloatField(help_text="the race rating when queued (1500 before any)")
+    queued_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(
+        default=timezone.now, help_text="the player's page last asked (it asks while it waits)"
+    )
+    race = models.ForeignKey(
+        "races.Race", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["variant", "queued_at"],
+                condition=models.Q(race__isnull=True),
+                name="quick_seat_waiting",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} queued for {self.variant}"

@@ -9,6 +9,7 @@ from .api import (
     LeaderboardView,
     PlayerCalendarView,
     PlayerView,
+    QuickRaceView,
     RaceRatingsView,
     WeekView,
     WouldRankView,
@@ -22,6 +23,8 @@ urlpatterns = [
     path("clubs/<str:slug>/week/", WeekView.as_view(), name="club-week"),
     path("players/<str:username>/", PlayerView.as_view(), name="player"),
     path("players/<str:username>/calendar/", PlayerCalendarView.as_view(), name="player-calendar"),
+    # Before races/{race}/ (config/urls.py includes these first): "quick" is no room.
+    path("races/quick/", QuickRaceView.as_view(), name="quick-race"),
     path("races/<str:race>/ratings/", RaceRatingsView.as_view(), name="race-ratings"),
     path("calendar/", CalendarView.as_view(), name="calendar"),
     path("difficulty/", DifficultyView.as_view(), name="difficulty"),

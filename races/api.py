@@ -90,6 +90,7 @@ class RaceSerializer(serializers.Serializer):  # documentation of race_json
     variant_name = serializers.CharField()
     status = serializers.ChoiceField(["open", "running", "finished"])
     capacity = serializers.IntegerField()
+    quick = serializers.BooleanField(help_text="a quick race: strangers matched by race rating")
     created_at = serializers.DateTimeField()
     starts_at = serializers.DateTimeField(allow_null=True)
     ends_at = serializers.DateTimeField(allow_null=True)

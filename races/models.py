@@ -38,6 +38,9 @@ class Race(models.Model):
     )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     capacity = models.PositiveSmallIntegerField(default=50)
+    quick = models.BooleanField(
+        default=False, help_text="made by the quick race queue (leaderboard.quick), started at once"
+    )
     created_at = models.DateTimeField(default=timezone.now)
     starts_at = models.DateTimeField(null=True, blank=True)
     ends_at = models.DateTimeField(

@@ -286,6 +286,7 @@ def race_view(race: Race) -> RaceView:
         "variant_name": gettext(VARIANTS[race.variant][1].name),
         "status": race.status,
         "capacity": race.capacity,
+        "quick": race.quick,
         "created_at": _iso(race.created_at),
         "starts_at": _iso(race.starts_at),
         "ends_at": _iso(race.ends_at),

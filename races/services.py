@@ -43,6 +43,11 @@ COUNTDOWN = dt.timedelta(seconds=5)
 """From the host's start to the racers' clocks: every racer gets the deal at
 once and the same few seconds to see it before the first move counts."""
 
+QUICK_COUNTDOWN = dt.timedelta(seconds=10)
+"""A quick race's countdown (``race_quick``): its racers learn of the race on
+their queue's next answer (``leaderboard.quick``, a poll every 1.5 s) and load
+the board, so they get longer than a room's racers, who wait in it."""
+
 MIN_CAPACITY, MAX_CAPACITY = 2, 50
 
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no 0/o, 1/l: read aloud, typed in
@@ -121,6 +126,7 @@ def race_create(
     daily: dt.date | None = None,
     variant: str | None = None,
     capacity: int = MAX_CAPACITY,
+    quick: bool = False,
 ) -> Race:
     """Open a room on a deal by ``code``, a random proven deal of ``random`` (a
     variant), or the deal of a past ``daily`` in ``variant``; the host is its
@@ -180,6 +186,7 @@ def race_create(
                         deal=deal,
                         daily=past,
                         capacity=capacity,
+                        quick=quick,
                     )
                     break
             except IntegrityError:  # 2^-50: another room has that id
@@ -258,7 +265,7 @@ def race_invite(*, slug: str, host: User, username: str) -> RaceInvite:
     return invite
 
 
-def race_start(*, slug: str, host: User) -> Race:
+def race_start(*, slug: str, host: User, countdown: dt.timedelta | None = None) -> Race:
     """The host starts an open room of at least two racers: each racer gets a new
     practice attempt on the deal, sealed, every one with ``started_at`` the same
     server instant ``starts_at`` (``COUNTDOWN`` ahead). A room on a past daily of
@@ -277,7 +284,7 @@ def race_start(*, slug: str, host: User) -> Race:
             raise Conflict("too_few", "A race needs at least two racers.")
         now = timezone.now()
         race.status = Race.Status.RUNNING
-        race.starts_at = now + COUNTDOWN
+        race.starts_at = now + (COUNTDOWN if countdown is None else countdown)
         race.ends_at = race.starts_at + dt.timedelta(minutes=settings.RACE_MINUTES)
         state = new_game(race.deal.code).to_json()
         for racer in racers:
@@ -299,6 +306,20 @@ def race_start(*, slug: str, host: User) -> Race:
         starts = race.starts_at
         after_commit(lambda: realtime.race_started(slug, starts))
     return race
+
+
+def race_quick(*, players: list[User], variant: str) -> Race:
+    """A quick race (``leaderboard.quick``): a room of ``players`` (the first its
+    host) on a random proven deal of ``variant`` — a fresh secret one for a game
+    that hides cards, as ``race_create`` deals — started at once with
+    ``QUICK_COUNTDOWN``. Inside the caller's transaction, or its own."""
+    if not MIN_CAPACITY <= len(players) <= MAX_CAPACITY:
+        raise Invalid("invalid", f"A race has {MIN_CAPACITY} to {MAX_CAPACITY} racers.")
+    host = players[0]
+    with transaction.atomic():
+        race = race_create(host=host, random=variant, capacity=len(players), quick=True)
+        Racer.objects.bulk_create([Racer(race=race, player=p) for p in players[1:]])
+        return race_start(slug=race.slug, host=host, countdown=QUICK_COUNTDOWN)
 
 
 def _racer_done(
