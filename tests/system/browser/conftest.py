@@ -140,6 +140,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             REGISTER_RATE="10000/min",
             GUEST_RATE="10000/min",
             LOGIN_RATE="10000/min",
+            QUICK_RACE_WAIT="6",  # a quick race of fewer than 8 starts in seconds
             LOG_LEVEL="WARNING",
             # Static files as the image serves them: collected, hashed, gzipped.
             STATIC_ROOT=str(tmp_path_factory.mktemp("static")),

@@ -14,10 +14,12 @@ import { setupNewGame } from "./newgame.js";
 import { signedIn } from "./settings.js";
 import { ensurePlayer, isGuest, signupHref } from "./guest.js";
 import { setupRaceDialog, showInvites } from "./racenew.js";
+import { setupQuickRace } from "./quickrace.js";
 
 const $ = (id) => document.getElementById(id);
 setupNewGame();
 setupRaceDialog();
+setupQuickRace();
 showInvites();
 
 let endsAt = 0; // performance.now() at which the UTC day ends
