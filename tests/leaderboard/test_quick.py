@@ -216,7 +216,7 @@ def test_leaving_the_queue(make_player):
 @pytest.mark.django_db
 def test_refusals_name_what_is_wrong(make_player, anon):
     player = make_player()
-    assert_error(anon.send("/api/races/quick/", {"variant": "SH1-C4"}), (401, 403))
+    assert_error(anon.send("/api/races/quick/", {"variant": "SH1-C4"}), 401, "not_authenticated")
     assert_error(guest().send("/api/races/quick/", {"variant": "SH1-C4"}), 403, "account_required")
     error = assert_error(player.send("/api/races/quick/", {"variant": "XX9"}), 400)
     assert error.get("field") == "variant"
