@@ -73,7 +73,8 @@ bench-cost: $(VENV)/.installed
 	$(PY) bench/cost.py
 
 ## bench-race: a 50-racer room and 200 spectators on one daphne: progress fan-out per action,
-## a racer's own ack p99, daphne CPU per action against the floor (issue 29)
+## a racer's own ack p99, daphne CPU per action against the floor (issue 29); then a quick
+## race queue of 500 players: who is matched, how soon, with whom, CPU per ask (issue 39)
 bench-race: $(VENV)/.installed
 	$(PY) bench/race.py
 

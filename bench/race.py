@@ -1,7 +1,7 @@
 """A race room under load (issue 29, deliverable 4; a benchmark, not a test).
 
     python bench/race.py [--racers 50] [--spectators 200] [--rate 2] [--seconds 20]
-                                                                 # or: make bench-race
+                         [--queue 500] [--arrive 20]             # or: make bench-race
 
 It starts the production process set with ``deploy/stack.py`` on **one** daphne
 (a fresh PostgreSQL database ``patience_racebench``, a Redis of its own, a
@@ -20,7 +20,9 @@ makes the daphne send, coalesced at the source to at most 2 a racer a second);
 the CPU of the daphne, PostgreSQL, Redis and the worker per action; and beside
 it the floor of one action (``bench/cost.py``: a bare transaction, a Redis
 publish, a websocket echo, the engine's apply — measured in the same run on the
-run's own actions). Processes and database are cleaned up at the end, also on
+run's own actions). Then, on the same stack, a quick race queue of ``--queue``
+players (``bench/quick_race.py``: who is matched, how soon, with whom, and the
+CPU per ask). Processes and database are cleaned up at the end, also on
 Ctrl-C or SIGTERM.
 
 It exits 1, saying why, when a racer's game socket or a spectator's socket did
@@ -49,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 from websockets.asyncio.client import connect
 from websockets.typing import Origin
 
+from bench import quick_race
 from bench.cost import floor, typical_game
 from bench.measure import machine, percentile
 from bench.ws_load import CpuMeter, choose_action, stuck
@@ -59,6 +62,7 @@ DB_NAME = "patience_racebench"
 SERVER_ENV = {
     "REGISTER_RATE": "100000/hour",
     "RACE_RATE": "100000/min",
+    "QUICK_RACE_RATE": "100000/min",
     "ACTION_RATE": "100000/min",
     "LOG_LEVEL": "WARNING",
     "WS_MAX_PER_ADDRESS": "0",
@@ -232,7 +236,8 @@ def failures(args: argparse.Namespace, result: dict[str, Any]) -> list[str]:
     return problems
 
 
-def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> None:
+def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> float | None:
+    """Prints the room's figures; returns the run's floor of one action (ms)."""
     actions = len(result["latencies"])
     lat = result["latencies"]
     elapsed = result["elapsed"]
@@ -287,7 +292,7 @@ def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> No
         f"machine's CPUs busy {100 * busy / max(total, 1e-9):.0f}% over the run"
     )
     if not result["games"]:
-        return
+        return None
     typical = typical_game(stack.database_url, result["games"])
     event = json.dumps({"type": "state", "v": typical["seq"], "game": typical})
     found = floor(stack, {g["id"] for g in result["games"]}, event, typical["id"])
@@ -297,6 +302,7 @@ def report(args: argparse.Namespace, result: dict[str, Any], stack: Stack) -> No
         f"echo {found.echo:.2f}, apply {found.apply:.2f}); daphne per action: "
         f"{daphne * 1000 / max(1, actions) / found.total:.1f}× the floor"
     )
+    return float(found.total)
 
 
 def _terminated(signum: int, frame: object) -> None:
@@ -309,6 +315,15 @@ def main() -> int:
     parser.add_argument("--spectators", type=int, default=200, help="spectator sockets (200)")
     parser.add_argument("--rate", type=float, default=2.0, help="actions/s per racer (2)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the race (20)")
+    parser.add_argument(
+        "--queue", type=int, default=500, help="quick race: players queueing (500; 0: none)"
+    )
+    parser.add_argument(
+        "--arrive", type=float, default=20.0, help="quick race: they tap over this many s (20)"
+    )
+    parser.add_argument(
+        "--patience", type=float, default=120.0, help="quick race: a player asks this long (120)"
+    )
     args = parser.parse_args()
     if not 2 <= args.racers <= 50:
         parser.error("--racers must be 2 to 50")
@@ -317,10 +332,22 @@ def main() -> int:
     try:
         stack.start()
         result = asyncio.run(run(args, stack))
-        report(args, result, stack)
+        floor_ms = report(args, result, stack)
+        queued = None
+        if args.queue:
+            queued = asyncio.run(
+                quick_race.run_queue(
+                    stack,
+                    players=args.queue,
+                    arrive=args.arrive,
+                    patience=args.patience,
+                    password=PASSWORD,
+                )
+            )
+            quick_race.report(queued, floor_ms)
     finally:
         stack.close()
-    problems = failures(args, result)
+    problems = failures(args, result) + (quick_race.failures(queued) if queued else [])
     for problem in problems:
         print(f"FAILED: {problem}", file=sys.stderr)
     return 1 if problems else 0
