@@ -35,6 +35,9 @@ from .snapshot import restore, saved_code
 
 RANK_NAMES = ["ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"]
 SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "clubs"}
+STOCK_TAPS_AHEAD = 5
+"""The stock taps a view says the effect of (``Game.stock_taps``): the one the
+client sends now and the four its feed queues at most behind it (feed.js)."""
 
 COMMON_REASONS: dict[str, Sentence] = {
     "game_over": gettext_noop("The game is won; no further action is accepted, not even undo."),
@@ -609,7 +612,26 @@ class Game(ABC):
             # over into the stock) or None (refused).
             playable = not self.won and self.stock_refusal() is None
             view["stock"] = ("draw" if piles["s"] else "pass") if playable else None
+            view["stock_taps"] = self.stock_taps(STOCK_TAPS_AHEAD)
         return view
+
+    def stock_taps(self, n: int) -> list[str]:
+        """What the next ``n`` stock taps do in turn — ``"draw"`` or ``"pass"``,
+        as far as each is allowed — played on this position and taken back, so a
+        client draws taps made while one is in flight (issue 39). Counts only:
+        which of the two a tap does follows from how many cards the stock and
+        waste hold, never from which."""
+        taps: list[str] = []
+        steps: list[Step] = []
+        try:
+            while len(taps) < n and not self.won and self.stock_refusal() is None:
+                step = self.play_stock()
+                steps.append(step)
+                taps.append("pass" if step.passed else "draw")
+        finally:
+            for step in reversed(steps):
+                self.unplay_stock(step)
+        return taps
 
     def _full_view_built(self) -> dict[str, Any]:
         return {

@@ -64,6 +64,12 @@ class Relay:
         for ws in sockets:
             ws.close(code=4000, reason="cut")
 
+    def release_one(self) -> None:
+        """Let the first frame held through; the rest stay held, and so do later ones."""
+        if self.held:
+            ws, message = self.held.pop(0)
+            ws.send(message)
+
     def release(self) -> None:
         self.hold = set()
         held, self.held = self.held, []

@@ -71,6 +71,32 @@ def test_a_stock_tap_draws_at_once_and_the_answer_turns_the_card(new_page, width
     assert board_piles(page)["w"] == [game.view()["piles"]["w"][-1]]
 
 
+def test_taps_made_while_one_is_in_flight_are_drawn_at_once_too(new_page):
+    """Three taps in a row with no answer yet: each draws its card at once (the
+    view's ``stock_taps`` says what the next taps do). When the first answer
+    comes, its card turns and the two taps still on their way stay drawn."""
+    page, relay, _, game = relayed_practice(new_page, EASY_HARP, width=360, height=640)
+    wait_still(page)
+    relay.hold = {"ack"}
+    for n in (1, 2, 3):
+        now = stock_now(page)
+        assert len(now["piles"]["s"]) == 59 - n and now["piles"]["w"] == [None] * n, (n, now)
+    wait_held(page, relay, "ack")
+    relay.release_one()  # the first answer: its card turns, the next tap goes out
+    game.apply(Stock())
+    first = game.view()["piles"]["w"][-1]
+    page.wait_for_function(
+        "(card) => document.getElementById('board').board.view.piles.w[0] === card", arg=first
+    )
+    assert board_piles(page)["w"] == [first, None, None]
+    assert len(board_piles(page)["s"]) == 56
+    relay.release()
+    for _ in range(2):
+        game.apply(Stock())
+    wait_moves(page, 3)
+    assert_board_is(page, game)
+
+
 def test_a_new_pass_turns_the_waste_over_at_once(new_page):
     page, relay, attempt, game = relayed_practice(new_page, EASY_HARP)
     seq = post_actions(page, attempt, 0, [{"type": "stock"}] * 59)

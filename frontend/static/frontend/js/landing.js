@@ -1,9 +1,9 @@
 // Moves that land at once (issue 24): an action whose destination the server
 // itself listed in `view.targets` for exactly these cards is drawn before its
-// answer comes; so is a stock tap the server said `view.stock` does (issue 39:
-// a draw puts the stock's top card on the waste, still face down — the client
-// does not know it — and the answer turns it; a pass turns the waste over into
-// the stock). No rule lives here either: a move goes where it says, if that
+// answer comes; so are stock taps, also those made while one is in flight, as
+// the server said its next taps do (`view.stock_taps`, issue 39: a draw puts the
+// stock's top card on the waste, still face down — the client does not know it —
+// and the answer turns it; a pass turns the waste over into the stock). No rule lives here either: a move goes where it says, if that
 // pile is listed for (from, count); a double tap where the server says a double
 // tap of those cards goes (the target's `tap`: the engine follows RULES.md C14's
 // order, the client does not); a tap (to a foundation, PRODUCT.md) where that
@@ -38,11 +38,21 @@ export function listedLanding(view, action) {
   return null;
 }
 
-/** How a stock tap lands in `view`: {stock: "draw" | "pass"} when the server said
- *  that is what it does now, else null (sent as ever, drawn when it answers). */
-export function stockLanding(view, action) {
-  if (action?.type !== "stock" || !view?.piles?.s) return null;
-  return view.stock === "draw" || view.stock === "pass" ? { stock: view.stock } : null;
+/** `view` with the stock taps at the head of `actions` (the one in flight, then
+ *  those queued behind it) played as the server said its next taps do
+ *  (`view.stock_taps`: "draw" or "pass" each, issue 39), or null when the first
+ *  is not a tap it named (sent as ever, drawn when the server answers). */
+export function stockRun(view, actions) {
+  if (!view?.piles?.s) return null;
+  const plan = view.stock_taps || [];
+  let shown = view;
+  let n = 0;
+  for (const action of actions) {
+    if (action?.type !== "stock" || n >= plan.length) break;
+    shown = landed(shown, { stock: plan[n] });
+    n += 1;
+  }
+  return n ? shown : null;
 }
 
 /** Whether `action` moves cards to a pile the server did not list for them in

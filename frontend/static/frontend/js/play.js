@@ -14,7 +14,7 @@ import { Board } from "./board.js";
 import { GameFeed, over } from "./feed.js";
 import { Finish } from "./finish.js";
 import { describeAction, hideMessage, Hud, showMessage, showNotice } from "./hud.js";
-import { landed, listedLanding, stockLanding, unlisted } from "./landing.js";
+import { landed, listedLanding, stockRun, unlisted } from "./landing.js";
 import { setCurrentGame, setupNewGame } from "./newgame.js";
 import { describeRefusal, isReason } from "./reasons.js";
 import { Rescue } from "./rescue.js";
@@ -50,7 +50,10 @@ const feed = new GameFeed(id, {
     rescue.next(); // the dead-end notice's undos, one after each ack
   },
   onRefused: refuse,
-  onWaiting: (on) => $("board").classList.toggle("waiting", on), // the board shows it waits for the server
+  onWaiting(on) {
+    $("board").classList.toggle("waiting", on); // the board shows it waits for the server
+    if (on) landStockTaps(); // a queued tap sent: drawn from the answer's own plan
+  },
   onError: (error) => error?.code && showMessage(describeRefusal(error, gamePrefix()), "error"),
   onStatus: (s) => showConnection($("connection"), s),
   onFatal,
@@ -118,22 +121,38 @@ function loadPar(game) {
 function act(action, info = {}) {
   if (!feed.game || over(feed.game)) return;
   hideMessage();
+  if (action.type === "stock") {
+    feed.act(action, info);
+    return landStockTaps(); // at once, also behind a tap in flight
+  }
   const view = feed.game.view;
   // Known here only when it goes out now (not queued behind another), from the
-  // server's own position, targets and stock.
+  // server's own position and targets.
   const idle = !feed.pending;
   if (idle && unlisted(view, action)) {
     board.refused(action.from); // at once: the server listed no such move
     if (!settings.interactive_rules) return announce(gettext("Move refused."));
     info = { ...info, bounced: true }; // the server still says why
   }
-  const where = idle ? listedLanding(view, action) || stockLanding(view, action) : null;
+  const where = idle ? listedLanding(view, action) : null;
   const drawn = where ? landed(view, where) : idle ? undone(action) : null;
   feed.act(action, info);
   if (drawn && feed.pending?.action === action) {
     state.landing = { seq: feed.pending.seq, view: drawn };
     board.setView(drawn);
   }
+}
+
+/** The stock taps in flight and queued behind it, drawn as the server said its
+ *  next taps do (landing.js `stockRun`), while it is still where the one in
+ *  flight started. */
+function landStockTaps() {
+  const p = feed.pending;
+  if (!p || p.action.type !== "stock" || feed.v !== p.seq || over(feed.game)) return;
+  const drawn = stockRun(feed.game.view, [p.action, ...feed.queue.map((q) => q.action)]);
+  if (!drawn) return;
+  state.landing = { seq: p.seq, view: drawn };
+  board.setView(drawn);
 }
 
 /** The server's position an undo goes back to, when this page saw it: the one
