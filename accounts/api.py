@@ -54,7 +54,13 @@ from .reminders import (
     reminder_set,
     reminder_state,
 )
-from .services import guest_create, user_register, user_settings, user_update_settings
+from .services import (
+    account_required,
+    guest_create,
+    user_register,
+    user_settings,
+    user_update_settings,
+)
 from .signals import claim_guest
 from .signin import count_attempt, known_device, remember_device
 from .sockets import sockets_close
@@ -347,12 +353,8 @@ class PasswordChangeSerializer(StrictSerializer):
     new = StrictCharField(max_length=128, trim_whitespace=False)
 
 
-def _account_only(request: Request) -> User:
-    """The signed-in account; a guest has no email or password to keep (403)."""
-    account = account_of(request.user)
-    if account is None:
-        raise ApiError(403, "account_required", "Sign up first: a guest has no account to keep.")
-    return account
+NO_ACCOUNT = "Sign up first: a guest has no account to keep."
+"""Why a guest's email, password or sign-outs are refused (403 ``account_required``)."""
 
 
 class EmailView(APIView):
@@ -374,7 +376,9 @@ class EmailView(APIView):
     def put(self, request: Request) -> Response:
         data = EmailSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        request.user = email_change(user=_account_only(request), **data.validated_data)
+        request.user = email_change(
+            user=account_required(request.user, NO_ACCOUNT), **data.validated_data
+        )
         return Response(me_json(request))
 
 
@@ -457,7 +461,7 @@ class EmailVerifyResendView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        user = email_verification_resend(user=_account_only(request))
+        user = email_verification_resend(user=account_required(request.user, NO_ACCOUNT))
         return Response({"accepted": True, "email": user.email}, status=202)
 
 
@@ -512,7 +516,9 @@ class PasswordChangeView(APIView):
     def post(self, request: Request) -> Response:
         data = PasswordChangeSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = password_change(user=_account_only(request), **data.validated_data)
+        user = password_change(
+            user=account_required(request.user, NO_ACCOUNT), **data.validated_data
+        )
         # This browser's sockets were opened with its session key before the
         # change; update_session_auth_hash gives the session a new key.
         opened_with = request._request.session.session_key
@@ -527,7 +533,7 @@ class LogoutEverywhereView(APIView):
 
     @extend_schema(request=None, responses={200: MeSerializer})
     def post(self, request: Request) -> Response:
-        user = _account_only(request)
+        user = account_required(request.user, NO_ACCOUNT)
         sessions_end_all(user=user)
         logout(request._request)
         request.user = AnonymousUser()
@@ -555,7 +561,7 @@ class AccountView(APIView):
         responses={
             200: MeSerializer,
             400: OpenApiResponse(description="bad_password, or a malformed body"),
-            403: OpenApiResponse(description="account_only (a guest), or csrf_failed"),
+            403: OpenApiResponse(description="account_required (a guest), or csrf_failed"),
         },
     )
     def delete(self, request: Request) -> Response:

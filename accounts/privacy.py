@@ -35,7 +35,7 @@ from kit.errors import Forbidden, Invalid
 from .models import HeldName, User
 from .names import username_skeleton
 from .reminders import reminders_export, reminders_forget
-from .services import DELETED_PREFIX, SETTINGS
+from .services import DELETED_PREFIX, SETTINGS, account_required
 from .sockets import sockets_close
 
 EXPORT_VERSION = 1
@@ -62,9 +62,10 @@ def _placeholder() -> str:
 def _check_own_account(user: Any) -> User:
     """The signed-in account itself: a guest has none to delete or export (its
     games are purged with it, accounts/services.py ``guests_purge``)."""
-    if not isinstance(user, User) or user.is_guest or is_deleted(user):
-        raise Forbidden("account_only", "Only a signed-in account has data to export or delete.")
-    return user
+    account = account_required(user, "Only a signed-in account has data to export or delete.")
+    if is_deleted(account):  # pragma: no cover - a closed account is inactive too
+        raise Forbidden("account_required", "This account is closed.")
+    return account
 
 
 def account_anonymise(*, user: User) -> User:

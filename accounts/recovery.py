@@ -47,7 +47,7 @@ from django.utils import timezone
 from django.utils.encoding import force_str
 from django.utils.http import urlsafe_base64_decode
 
-from kit.commits import after_commit
+from kit.commits import queue_on_commit
 from kit.errors import Conflict, Invalid
 
 from .mail import mail_account_notice, mail_email_verification, mail_password_reset_for
@@ -87,7 +87,7 @@ def email_set(*, user: User, email: str) -> User:
     user.save(update_fields=["email", "email_verified"])
     if email:
         user_id = user.pk
-        after_commit(lambda: mail_email_verification.delay(user_id, email))
+        queue_on_commit(mail_email_verification, user_id, email)
     return user
 
 
@@ -100,7 +100,7 @@ def _notice(user: User, what: str, *, address: str, detail: str = "") -> None:
     """Once committed, mail ``address`` (the verified email when ``what``
     happened) a notice of it with a "this wasn't me" link (``account_secure``)."""
     user_id, issued = user.pk, time.time()
-    after_commit(lambda: mail_account_notice.delay(user_id, address, what, issued, detail))
+    queue_on_commit(mail_account_notice, user_id, address, what, issued, detail)
 
 
 def email_change(*, user: User, email: str, password: str) -> User:
@@ -177,7 +177,7 @@ def email_verification_resend(*, user: User) -> User:
     if user.email_verified:
         raise Conflict("email_verified", "This account's email is confirmed already.")
     user_id, email = user.pk, user.email
-    after_commit(lambda: mail_email_verification.delay(user_id, email))
+    queue_on_commit(mail_email_verification, user_id, email)
     return user
 
 
@@ -218,7 +218,7 @@ def password_reset_request(*, target: str) -> None:
     address; nothing otherwise, and nothing said either way. Whether it does is
     found out by the task, not here: the request does the same (queues one task)
     whatever exists, so it takes as long either way."""
-    after_commit(lambda: mail_password_reset_for.delay(target))
+    queue_on_commit(mail_password_reset_for, target)
 
 
 def _check_password(password: str, user: User) -> None:

@@ -48,11 +48,12 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from pywebpush import WebPushException, webpush
 
-from kit.errors import Conflict, Forbidden, Invalid, NotFound
+from kit.errors import Conflict, Invalid, NotFound
 
 from . import metrics
 from .mail import mail_reminder
 from .models import PushSubscription, Reminder, User
+from .services import account_required
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +81,9 @@ def push_available() -> bool:
 
 def _account(user: Any) -> User:
     """A guest cannot opt in: it has no way back to its games tomorrow."""
-    if not isinstance(user, User) or user.is_guest or not user.is_active:
-        raise Forbidden(
-            "account_required",
-            "Sign up first: a guest cannot be reminded (its games stay with this browser only).",
-        )
-    return user
+    return account_required(
+        user, "Sign up first: a guest cannot be reminded (its games stay with this browser only)."
+    )
 
 
 # --- the subscription's fields -------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
+from typing import Any
 
 from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
@@ -14,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from kit.errors import Conflict, Invalid
+from kit.errors import Conflict, Forbidden, Invalid
 
 from .models import HeldName, User
 from .names import username_skeleton
@@ -22,6 +23,15 @@ from .signals import guest_games_expiring, guests_purging
 
 USERNAME_MIN = 3
 USERNAME_MAX = 30
+
+
+def account_required(user: Any, why: str) -> User:
+    """``user`` as a signed-in account, or 403 ``account_required`` saying
+    ``why``: a guest (a player, but no one's account), no one, or an account
+    closed. The one refusal of every account-only feature (issue 40)."""
+    if not isinstance(user, User) or user.is_guest or not user.is_active:
+        raise Forbidden("account_required", why)
+    return user
 
 
 DELETED_PREFIX = "deleted-"

@@ -11,8 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import ERRORS
-from kit.api import StrictCharField, StrictSerializer, client_address, rate_limit
+from kit.api import ERRORS, StrictCharField, StrictSerializer, client_address, rate_limit
 
 from . import services
 from .models import Follow

@@ -32,6 +32,7 @@ from django.utils.text import slugify
 
 from accounts.models import User
 from accounts.names import username_skeleton
+from accounts.services import account_required
 from kit.errors import Conflict, Forbidden, Invalid, NotFound
 
 from .models import Club, Follow, Membership
@@ -44,11 +45,9 @@ _CODE = re.compile(r"[A-Za-z0-9_-]{8,32}")
 
 def account_of(user: Any) -> User:
     """The signed-in account: a guest (or no one) has no clubs and follows no one."""
-    if not isinstance(user, User) or user.is_guest or not user.is_active:
-        raise Forbidden(
-            "account_only", "Clubs and following are for signed-in accounts: sign up or sign in."
-        )
-    return user
+    return account_required(
+        user, "Clubs and following are for signed-in accounts: sign up or sign in."
+    )
 
 
 def _new_code() -> str:

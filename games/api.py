@@ -16,12 +16,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kit.api import (
+    ERROR,
+    ERRORS,
     RateThrottle,
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
     StrictObjectField,
     StrictSerializer,
+    client_ip,
     client_network,
     parse_date,
     rate_limit,
@@ -32,7 +35,6 @@ from .analysis import attempt_analysis_json
 from .dailies import utc_today
 from .dayfile import day_results_get
 from .device import device_id
-from .fairplay import client_address
 from .metrics import ActionMeter
 from .selectors import (
     attempt_for_viewer,
@@ -48,20 +50,6 @@ from .tasks import queue_analysis
 
 # --- shapes, for input checks and the OpenAPI document -------------------------
 
-ERROR = inline_serializer(
-    "Error",
-    {
-        "error": inline_serializer(
-            "ErrorDetail",
-            {
-                "code": serializers.CharField(),
-                "message": serializers.CharField(),
-                "seq": serializers.IntegerField(required=False),
-            },
-        )
-    },
-)
-ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ERROR)
 START_EXAMPLES = [
     OpenApiExample("today's daily", {"daily": "EH1-N"}, request_only=True),
     OpenApiExample("a deal proven winnable", {"random": "SH1-C2"}, request_only=True),
@@ -326,7 +314,7 @@ class GamesView(APIView):
         fields = dict(data.validated_data)
         attempt, created = attempt_start(
             player=request.user,
-            address=client_address(request),
+            address=client_ip(request),
             device=device_id(request),
             any_deal=fields.pop("any", False),
             **fields,

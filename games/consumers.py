@@ -16,6 +16,7 @@ from typing import Any
 
 from accounts.sockets import user_group
 from kit.api import rate_limit
+from kit.broadcast import outbox
 from kit.commits import answers_first, run_all
 from kit.errors import NotFound, Refusal
 from kit.http import ApiError
@@ -32,7 +33,7 @@ from . import events
 from .api import action_input
 from .metrics import ActionMeter
 from .models import Attempt
-from .realtime import game_group, outbox
+from .realtime import game_group
 from .selectors import attempt_elapsed_ms, attempt_for_viewer, attempt_json
 from .services import ActionRefused, attempt_apply_action, attempt_resign
 
@@ -155,7 +156,7 @@ class GameConsumer(JsonSocket):
 
     def relayed(self, event: dict[str, Any]) -> str:
         """A spectator takes the broadcast's copy without the player's ``targets``
-        and ``finish`` when it has one (``games.events.relay``)."""
+        and ``finish`` when it has one (``kit.broadcast.relay``)."""
         text: str = event["text"] if self.is_player else event.get("watch", event["text"])
         return text
 

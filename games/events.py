@@ -16,10 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kit.layers import SKIP
 from kit.sockets import encode
 
-__all__ = ["GameText", "ack", "encode", "game_text", "relay", "snapshot", "state"]
+__all__ = ["GameText", "ack", "encode", "game_text", "snapshot", "state"]
 
 
 @dataclass(frozen=True)
@@ -61,16 +60,3 @@ def ack(v: int, game: str, *, seq: int | None = None, duplicate: bool = False) -
         f'{{"type":"ack",{said}"v":{v},"duplicate":{"true" if duplicate else "false"},'
         f'"game":{game}}}'
     )
-
-
-def relay(text: str, watcher: str | None = None, skip: str | None = None) -> dict[str, Any]:
-    """A channel-layer event to a group: ``text`` for its sockets (``watcher``
-    instead for a game's spectators, when it differs), none to ``skip``, the
-    channel name of the socket that has its answer already (the channel layer
-    drops its copy: ``kit.layers``)."""
-    event: dict[str, Any] = {"type": "relay", "text": text}
-    if watcher is not None and watcher != text:
-        event["watch"] = watcher
-    if skip is not None:
-        event[SKIP] = skip
-    return event

@@ -107,7 +107,6 @@ from django.utils import timezone
 
 from accounts.models import User
 from games.engine import SPECS, EngineError, Game, Move, NeverLooked, Step, new_game
-from kit.api import RateThrottle
 from kit.errors import Conflict, Forbidden, Invalid
 
 from . import signals, store
@@ -705,20 +704,6 @@ def cross_reasons(signals: dict[str, Any], thresholds: CrossThresholds) -> list[
 
 def review_score(reasons: Sequence[dict[str, str]]) -> int:
     return sum(WEIGHTS.get(reason["code"], 1) for reason in reasons)
-
-
-# --- the client address ----------------------------------------------------------------------
-
-
-def client_address(request: Any) -> str | None:
-    """The client address of a request exactly as the throttles see it
-    (``kit.api.RateThrottle``: X-Forwarded-For only from ``NUM_PROXIES``
-    proxies), or None when it is not an IP address."""
-    ident = RateThrottle().get_ident(request)
-    try:
-        return str(ipaddress.ip_address((ident or "").strip()))
-    except ValueError:
-        return None
 
 
 # --- the review: signals stored with the attempt ------------------------------------------------

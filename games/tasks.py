@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from celery import Task, shared_task
+from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, connection
@@ -21,7 +21,7 @@ from django.utils import timezone
 from django_redis import get_redis_connection
 
 from games.engine import ALL_VARIANTS
-from kit.commits import after_commit
+from kit.commits import after_commit, queue_on_commit
 
 from . import (
     afterday,
@@ -40,24 +40,6 @@ from . import (
 from .models import Attempt, DayResults
 
 log = logging.getLogger(__name__)
-
-
-def queue_on_commit(task: Task, *args: Any) -> None:
-    """``task.delay_on_commit(*args)``, robust: once the change is committed a
-    broker that does not answer (Redis restarting) must not turn the answer into
-    an error, so a failure to queue is a warning (``verify_pending_attempts``
-    queues lost checks again; a dead-end proof is only ever a bonus)."""
-
-    def send() -> None:
-        try:
-            task.delay(*args)
-        except Exception as exc:
-            # Queued, the broker did not answer; run in process (CELERY_EAGER), the task
-            # itself failed. Either way the periodic job catches up (see above).
-            how = "failed in process" if settings.CELERY_TASK_ALWAYS_EAGER else "not queued"
-            log.warning("%s%r %s: %s: %s", task.name, args, how, type(exc).__name__, exc)
-
-    after_commit(send, after_answer=True)  # a broker's round trip: not before the ack
 
 
 DATABASE_RETRY: dict[str, Any] = {

@@ -22,6 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import register_converter
+from drf_spectacular.utils import inline_serializer
 from rest_framework import parsers, renderers, serializers
 from rest_framework.exceptions import ParseError, Throttled
 from rest_framework.request import Request
@@ -368,6 +369,15 @@ def client_address(request: HttpRequest | Request) -> str:
     return str(BaseThrottle().get_ident(request))
 
 
+def client_ip(request: HttpRequest | Request) -> str | None:
+    """``client_address`` as stored with an attempt: an IP address written the
+    standard way, or None when the ident is none (a proxy's header read wrong)."""
+    try:
+        return str(ipaddress.ip_address(client_address(request).strip()))
+    except ValueError:
+        return None
+
+
 def client_network(request: HttpRequest | Request) -> str:
     """The network of ``client_address`` as the budgets of shared resources count
     it (issue 38): an IPv4 address's /``THROTTLE_V4_PREFIX`` (24), an IPv6
@@ -428,3 +438,22 @@ def parse_month(text: str) -> dt.date:
     if found and int(found[1]) >= 1 and 1 <= int(found[2]) <= 12:
         return dt.date(int(found[1]), int(found[2]), 1)
     raise ApiError(400, "bad_month", f"{text[:40]!r} is not a month (YYYY-MM, e.g. 2026-12).")
+
+
+ERROR = inline_serializer(
+    "Error",
+    {
+        "error": inline_serializer(
+            "ErrorDetail",
+            {
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "seq": serializers.IntegerField(required=False),
+            },
+        )
+    },
+)
+"""The one error shape every door answers with (``kit.http``), for the OpenAPI
+schema of every app's views (issue 40: the kit's, not one app's)."""
+ERRORS = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ERROR)
+"""Every refusal status a view may answer, each in the error shape."""

@@ -1,5 +1,6 @@
 """What follows a commit: the one way every app runs work after its change is
-committed — broadcasts, announcements, queued jobs and mails, the game cache.
+committed — broadcasts, announcements, queued jobs and mails (``queue_on_commit``),
+the game cache.
 
 Some of that work waits on Redis or the broker (a task queued, a race's
 progress noted, a dead-end proof's key): ``after_commit(..., after_answer=True)``.
@@ -15,7 +16,9 @@ import contextlib
 import contextvars
 import logging
 from collections.abc import Callable, Iterator
+from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 log = logging.getLogger(__name__)
@@ -50,6 +53,26 @@ def after_commit(work: Work, *, after_answer: bool = False) -> None:
             _run(work)
 
     transaction.on_commit(run)
+
+
+def queue_on_commit(task: Any, *args: Any) -> None:
+    """Queue the Celery ``task`` with ``args`` once the change is committed (and
+    its answer sent: a broker's round trip never delays an ack), robust: a
+    broker that does not answer (Redis restarting) must not turn the answer into
+    an error, so a failure to queue is a warning naming the task — each periodic
+    job catches up what was lost (e.g. ``verify_pending_attempts``). The one way
+    every app queues a job after its change (issue 40)."""
+
+    def send() -> None:
+        try:
+            task.delay(*args)
+        except Exception as exc:
+            # Queued, the broker did not answer; run in process (CELERY_EAGER), the task
+            # itself failed. Either way the periodic job catches up (see above).
+            how = "failed in process" if settings.CELERY_TASK_ALWAYS_EAGER else "not queued"
+            log.warning("%s%r %s: %s: %s", task.name, args, how, type(exc).__name__, exc)
+
+    after_commit(send, after_answer=True)
 
 
 @contextlib.contextmanager

@@ -3,7 +3,7 @@ channels_redis, in memory on the embedded default) but for ``skip``.
 
 A group event may name in ``skip`` the one socket that is not to get it: the
 socket whose message made the change, which has its answer already
-(``games.realtime.publish``). The layer drops that copy where it hands the
+(``kit.broadcast.publish``). The layer drops that copy where it hands the
 group's events to this process's sockets, before any consumer work. On Redis
 the event still comes back to the daphne that sent it (Redis sends it to every
 subscriber, the sender too); for a player alone with their game, that copy

@@ -480,7 +480,7 @@ class JsonSocket(AsyncWebsocketConsumer):
         return text
 
     async def relay(self, event: dict[str, Any]) -> None:
-        """A group broadcast (``games.realtime.publish``): pass the text on, unless
+        """A group broadcast (``kit.broadcast.publish``): pass the text on, unless
         the client has gone in the meantime (its events are best effort). One
         that reports this socket's own message (answered already) never comes
         here: the channel layer drops it (``kit.layers``)."""

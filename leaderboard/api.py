@@ -20,11 +20,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clubs.services import follows
-from games.api import ERRORS
 from games.dailies import utc_today
 from games.difficulty import difficulty_month
 from games.engine import ALL_VARIANTS
 from kit.api import (
+    ERRORS,
     GameIdConverter,
     StrictCharField,
     StrictSerializer,

@@ -38,8 +38,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
+from accounts.services import account_required
 from games.engine import MalformedError, parse_variant
-from kit.errors import Forbidden, Invalid
+from kit.errors import Invalid
 from races.models import Race, Racer
 from races.services import MIN_CAPACITY, race_quick
 
@@ -135,11 +136,9 @@ def quick_join(*, player: User, variant: str, now: dt.datetime | None = None) ->
     (``quick_status``), with the race once they are matched. A player still in
     the race they were matched to gets it again, whatever ``variant``; another
     variant than their seat's re-queues them (their wait starts again)."""
-    if player.is_guest:
-        raise Forbidden(
-            "account_required",
-            "Quick races are rated: sign up or sign in to race players of your rating.",
-        )
+    account_required(
+        player, "Quick races are rated: sign up or sign in to race players of your rating."
+    )
     variant = _variant(variant)
     now = now or timezone.now()
     fresh = False

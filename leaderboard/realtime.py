@@ -11,8 +11,9 @@ from typing import Any
 from django.dispatch import receiver
 
 from games.models import Attempt
-from games.realtime import leaderboard_group, publish
+from games.realtime import leaderboard_group
 from games.signals import result_changed
+from kit.broadcast import publish
 
 from .selectors import ranked_attempts, result_json, viewer_row
 

@@ -16,7 +16,8 @@ from celery import shared_task
 from django.dispatch import receiver
 from django.utils import timezone
 
-from games.tasks import DATABASE_RETRY, queue_on_commit
+from games.tasks import DATABASE_RETRY
+from kit.commits import queue_on_commit
 from races.signals import race_finished
 
 from .ratings import race_rate, races_unrated

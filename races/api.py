@@ -13,8 +13,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import ERROR
-from kit.api import StrictCharField, StrictIntegerField, StrictSerializer, parse_date, rate_limit
+from kit.api import (
+    ERROR,
+    StrictCharField,
+    StrictIntegerField,
+    StrictSerializer,
+    parse_date,
+    rate_limit,
+)
 from kit.http import ApiError
 
 from .selectors import race_get, race_json, races_for

@@ -56,8 +56,8 @@ from django_redis import get_redis_connection
 
 from games.engine import Game, progress
 from games.models import Attempt
-from games.realtime import publish
 from games.signals import sealed_attempt_changed
+from kit.broadcast import publish
 from kit.sockets import encode
 
 from .models import Racer

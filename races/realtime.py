@@ -24,7 +24,7 @@ from typing import Any
 
 from django.core.cache import cache
 
-from games.realtime import group_event
+from kit.broadcast import group_event
 from kit.sockets import encode
 
 from .models import Race

@@ -158,7 +158,7 @@ def test_deleting_resets_the_settings(player):
 def test_a_guest_or_a_visitor_has_no_account_to_delete(anon):
     assert_error(delete(anon, {"password": PASSWORD}), (401, 403))
     assert anon.send("/api/auth/guest/", None).status_code == 201
-    assert_error(delete(anon, {"password": "x"}), 403, "account_only")
+    assert_error(delete(anon, {"password": "x"}), 403, "account_required")
 
 
 def test_anonymising_twice_is_harmless(player):
@@ -255,7 +255,7 @@ def test_the_export_names_staff_decisions_not_staff(make_player):
 def test_a_visitor_or_guest_exports_nothing(anon):
     assert_error(anon.get(EXPORT), (401, 403))
     assert anon.send("/api/auth/guest/", None).status_code == 201
-    assert_error(anon.get(EXPORT), 403, "account_only")
+    assert_error(anon.get(EXPORT), 403, "account_required")
 
 
 # --- the retention of client addresses ---------------------------------------------------------

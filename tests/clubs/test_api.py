@@ -78,8 +78,8 @@ def test_anonymous_and_guests_have_no_clubs(anon):
     assert_error(anon.send("/api/clubs/", {"name": "Nope club"}), (401, 403))
     guest = Client()
     assert guest.send("/api/auth/guest/").status_code == 201
-    assert_error(guest.send("/api/clubs/", {"name": "Nope club"}), 403, "account_only")
-    assert_error(guest.send("/api/clubs/join/", {"code": "A" * 16}), 403, "account_only")
+    assert_error(guest.send("/api/clubs/", {"name": "Nope club"}), 403, "account_required")
+    assert_error(guest.send("/api/clubs/join/", {"code": "A" * 16}), 403, "account_required")
 
 
 def test_join_by_code_leave_and_rejoin(make_player):

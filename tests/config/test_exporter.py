@@ -13,7 +13,8 @@ from prometheus_client import REGISTRY
 from deploy.stack import free_port
 from games.dailies import daily_deal_get
 from games.metrics import ActionMeter
-from games.realtime import game_group, publish
+from games.realtime import game_group
+from kit.broadcast import publish
 from tests.support.api import assert_error
 
 TOKEN = "a-metrics-token-of-some-length"

@@ -21,9 +21,9 @@ from leaderboard.tasks import _rate_finished, rate_unrated_races
 from races import services
 from races.models import Race
 from races.signals import race_finished
-from tests.races.test_api import WIN_CODE, create, get, post, win_line
 from tests.support.api import act, requires_postgres
 from tests.support.locks import hold_table, lock_timeout
+from tests.support.races import WIN_CODE, create, get, post, win_line
 
 pytestmark = [requires_postgres, pytest.mark.django_db(transaction=True)]
 
@@ -192,10 +192,10 @@ def test_a_rating_that_fails_in_process_is_said_so_and_left_to_the_sweep(make_pl
     setting), a rating that meets the held lock fails inside the end's request:
     the race still ends (the request is answered), the log says the job failed in
     process (not that a broker did not answer), and the sweep rates the race."""
-    caplog.set_level(logging.WARNING, logger="games.tasks")
+    caplog.set_level(logging.WARNING, logger="kit.commits")
     slug = race_ended_with_its_ratings_locked(make_player)
     assert Race.objects.get(slug=slug).status == Race.Status.FINISHED
-    said = [r.getMessage() for r in caplog.records if r.name == "games.tasks"]
+    said = [r.getMessage() for r in caplog.records if r.name == "kit.commits"]
     assert any("rate_race" in m and "failed in process" in m for m in said), said
     assert rated(slug) == []
     assert rate_unrated_races.apply().get() == 1
