@@ -1,106 +1,11 @@
-"""Settings. The environment is read here and nowhere else.
-
-| variable | meaning | default (embedded) |
-| --- | --- | --- |
-| ``DEBUG`` | ``1`` turns debug on | off |
-| ``SECRET_KEY`` | required unless ``DEBUG``: 50+ random characters | debug: made, kept |
-| ``DAILY_DEAL_SECRET`` | required unless ``DEBUG``: keys the dailies; 32+ characters | as above |
-| ``SECRET_KEY_FALLBACKS`` | former ``SECRET_KEY`` values, comma-separated (rotation) | none |
-| ``LOCAL_SECRETS`` | where a debug run keeps the secrets it made (0600) | ``.local/secrets.env`` |
-| ``DATABASE_URL`` | e.g. ``postgres://user@host:5432/name`` | SQLite file ``db.sqlite3`` |
-| ``REDIS_URL`` | ``redis://host:6379/0``: cache, sessions, throttles, channel layer | in-process |
-| ``STATIC_ROOT`` | where ``collectstatic`` writes the static files, hashed | ``staticfiles/`` |
-| ``ALLOWED_HOSTS`` | comma-separated | ``localhost,127.0.0.1,[::1]`` |
-| ``CSRF_TRUSTED_ORIGINS`` | comma-separated origins behind a proxy | none |
-| ``NUM_PROXIES`` | proxies in front of daphne whose X-Forwarded-For is believed | 0 |
-| ``DB_POOL_SIZE`` | PostgreSQL connections per process (pooled) | 10 |
-| ``DB_POOL_TIMEOUT`` | seconds to wait for a pooled connection, then 503 | 5 |
-| ``DB_CONNECT_TIMEOUT`` | seconds to open a database connection (every path), then 503 | 3 |
-| ``DB_STATEMENT_TIMEOUT`` | seconds a statement may run (every path; 0: no limit) | 5 |
-| ``DB_LOCK_TIMEOUT`` | seconds a statement may wait for a lock (likewise) | 3 |
-| ``PGBOUNCER`` | ``1`` when ``DATABASE_URL`` is a PgBouncer in transaction pooling | off |
-| ``LOGIN_RATE``, ``REGISTER_RATE`` | per address; sign-ups per network | ``10/min``, ``20/hour`` |
-| ``LOGIN_ACCOUNT_RATE`` | sign-ins per account, any address (not known browsers) | ``30/hour`` |
-| ``PASSWORD_HASH_THREADS`` | threads hashing sign-in/-up passwords | 2 |
-| ``PASSWORD_HASH_WAITING`` | sign-ins/-ups that may wait for them; more at once: 503 | 16 |
-| ``GUEST_RATE`` | guests made per network (issue 24) | ``30/hour`` |
-| ``GUEST_GAME_RATE`` | games started by guests, per network (all its guests) | ``600/hour`` |
-| ``THROTTLE_V4_PREFIX``, ``THROTTLE_V6_PREFIX`` | a network: an address's /24, /64 | 24, 64 |
-| ``SESSION_DAYS`` | days a session lives (``SESSION_COOKIE_AGE``) | 90 |
-| ``GUEST_IDLE_DAYS`` | days after its last game a guest is deleted (> ``SESSION_DAYS``) | 91 |
-| ``GUEST_GAMES_DAYS`` | days after it ended a guest's practice game is deleted | 7 |
-| ``PASSWORD_RESET_TIMEOUT`` | seconds a password-reset link works (once) | 3600 |
-| ``EMAIL_VERIFY_TIMEOUT`` | seconds an email-verification link works | 259200 (3 days) |
-| ``ACCOUNT_SECURE_TIMEOUT`` | seconds a notice's "this wasn't me" link works (once) | 1209600 |
-| ``SIGNIN_NOTICES`` | ``0``: no mail on a sign-in from a browser new to the account | on |
-| ``DELETED_NAME_HOLD_DAYS`` | days a deleted account's name is held from sign-ups | 365 |
-| ``PASSWORD_RESET_RATE`` | reset requests per address | ``10/hour`` |
-| ``PASSWORD_RESET_TARGET_RATE`` | reset requests per account named (name or email) | ``3/hour`` |
-| ``ACCOUNT_CHANGE_RATE`` | email and password changes per player | ``20/hour`` |
-| ``EMAIL_RESEND_RATE`` | verification links mailed again per player | ``3/hour`` |
-| ``SITE_URL`` | the site as players reach it: the mails' links | ``http://localhost:8000`` |
-| ``EMAIL_BACKEND`` | Django mail backend | console if ``DEBUG``, else SMTP |
-| ``EMAIL_HOST``, ``EMAIL_PORT`` | the SMTP server | ``localhost``, 25 |
-| ``EMAIL_HOST_USER``, ``EMAIL_HOST_PASSWORD`` | its credentials | none |
-| ``EMAIL_USE_TLS`` | ``1``: STARTTLS | off |
-| ``EMAIL_TIMEOUT`` | seconds an SMTP exchange may take | 10 |
-| ``DEFAULT_FROM_EMAIL`` | the mails' sender | ``Patience Daily <noreply@localhost>`` |
-| ``VAPID_PUBLIC_KEY`` | Web Push reminders: public key, base64url | none: no push; debug: made |
-| ``VAPID_PRIVATE_KEY`` | … its private key, base64url (set both or neither) | as above |
-| ``VAPID_SUBJECT`` | push sender contact, mailto: or https: | ``mailto:noreply@localhost`` |
-| ``ADDRESS_RETENTION_DAYS`` | days an attempt keeps its client address and device id | 90 |
-| ``ADMIN_PATH`` | the Django admin's path (``/admin/`` then answers 404) | ``staff`` |
-| ``ACTION_RATE``, ``GAME_RATE`` | per-player actions, new games | ``600/min``, ``60/min`` |
-| ``ANALYSIS_RATE`` | post-mortems queued on demand per player (then 429) | ``20/hour`` |
-| ``RACE_RATE`` | race rooms opened, joined, invited to, rematches, per player | ``30/min`` |
-| ``RACE_MINUTES`` | a race ends this long after its start; those still racing resign | 30 |
-| ``QUICK_RACE_WAIT`` | seconds before a quick race starts with fewer than 8 | 20 |
-| ``QUICK_RACE_RATE`` | quick race queue asks per player (one every 1.5 s) | ``120/min`` |
-| ``MAX_BODY_BYTES`` | a request body over this is refused 413 before it is read | 65536 (64 KiB) |
-| ``WS_FRAME_RATE``, ``WS_FRAME_BURST`` | frames of a player's sockets a second; at once | 30, 600 |
-| ``WS_SNAPSHOT_RATE``, ``WS_SNAPSHOT_BURST`` | … snapshots asked for | 2, 20 |
-| ``WS_CONNECT_THREADS`` | threads of websocket openings' reads (not actions') | 4 |
-| ``WS_MAX_PER_PLAYER``, ``WS_MAX_PER_ADDRESS`` | sockets open, all daphnes (0: none) | 16, 300 |
-| ``CLUB_JOIN_RATE`` | club joins by code per player and per address (issue 29) | ``20/hour`` |
-| ``CLUB_OWN_MAX``, ``CLUB_JOIN_MAX`` | clubs a player may own; be in (owned included) | 5, 20 |
-| ``CLUB_MEMBERS_MAX`` | members a club may have | 100 |
-| ``FOLLOW_MAX`` | players one may follow | 500 |
-| ``CSP_REPORT_RATE`` | Content-Security-Policy reports taken per address | ``60/min`` |
-| ``LOG_LEVEL`` | root log level | ``INFO`` |
-| ``LOG_FORMAT`` | ``json`` (one object a line), ``console`` | ``console`` if ``DEBUG``, else json |
-| ``SENTRY_DSN`` | report errors to this Sentry project (no personal data) | none: nothing sent |
-| ``SENTRY_ENVIRONMENT``, ``SENTRY_RELEASE`` | the reports' labels | ``production``, the SDK's |
-| ``SENTRY_TRACES_SAMPLE_RATE`` | share of requests traced for Sentry | 0 |
-| ``HTTPS`` | ``1`` behind a TLS-terminating proxy: secure cookies, HSTS | off |
-| ``CELERY_EAGER`` | ``1``: tasks run in-process even with ``REDIS_URL`` | on without Redis |
-| ``CELERY_VISIBILITY_TIMEOUT`` | seconds before a killed worker's task runs again (> 150) | 210 |
-| ``METRICS_TOKEN`` | bearer token of ``GET /metrics`` and ``METRICS_PORT`` | unset: 404 |
-| ``METRICS_PORT`` | the Celery worker's metrics port (with the next) | none |
-| ``PROMETHEUS_MULTIPROC_DIR`` | an empty directory per container: figures summed | in-process |
-| ``FAIRPLAY_MIN_MEDIAN_MS`` | fair-play review: flag a median time between actions below | 250 |
-| ``FAIRPLAY_MIN_GAP_MS`` | flag two consecutive actions closer than this | 50 |
-| ``FAIRPLAY_SAME_ADDRESS`` | flag this many accounts playing one daily from one address | 3 |
-| ``FAIRPLAY_SCOUT_SEEN`` | scout: a ranked daily not won, this share of hidden cards seen | 0.95 |
-| ``FAIRPLAY_SCOUT_UNDOS`` | … with at least this many undos | 10 |
-| ``FAIRPLAY_SCOUT_IDLE_MIN`` | … resigned, abandoned, or idle this many minutes | 30 |
-| ``FAIRPLAY_SCOUT_SHARED`` | flag a win whose line is this share a scout's positions | 0.5 |
-| ``FAIRPLAY_KNOWN_PAR`` | a win after a scout, not exploring: moves at most this × par | 1.15 |
-| ``FAIRPLAY_KNOWN_UNDOS`` | … and at most this many undos (with a link or a dormant account) | 10 |
-| ``FAIRPLAY_LINK_DAYS`` | accounts sharing a device id or an address within this many days | 7 |
-| ``FAIRPLAY_DORMANT_DAYS`` | dormant: account made at least this many days before the daily | 2 |
-| ``FAIRPLAY_DORMANT_GAMES`` | … with at most this many earlier games | 2 |
-| ``FAIRPLAY_DORMANT_PAR`` | flag its first ranked Easy Harp win at or under this × par | 1.1 |
-| ``FAIRPLAY_GROUP_V4`` | games of a daily pooled from one IPv4 network of this prefix | 24 |
-| ``FAIRPLAY_GROUP_V6`` | … and one IPv6 network of this prefix | 64 |
-| ``FAIRPLAY_KNEW`` | test each Easy Harp win for hidden knowledge (own queue) | on with Celery |
-| ``FAIRPLAY_KNEW_DECISIONS`` | … judging this many of its decisions | 10 |
-"""
+"""Settings. The environment is read here and nowhere else: every variable, its
+meaning and its default is README.md's "Configuration" table (a test keeps the
+two the same). The secrets' checks and a debug run's made secrets are
+``config/secrets.py``."""
 
 import os
 import re
-import secrets
 from base64 import b64encode
-from collections.abc import Callable
 from hashlib import sha256
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -109,6 +14,12 @@ import dj_database_url
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+from config.secrets import (
+    local_secrets,
+    secret_problem,
+    vapid_pair,
+    vapid_problem,
+)
 from kit.logs import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -124,61 +35,6 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_flag("DEBUG")
-# The secrets, at least this long (SECRET_KEY: Django's own deploy check asks 50)
-# and not a placeholder. Nothing guessable anywhere (issue 25): a constant debug
-# key let anyone compute a debug instance's dailies from their commitments.
-SECRET_MIN_LENGTH = {"SECRET_KEY": 50, "SECRET_KEY_FALLBACKS": 50, "DAILY_DEAL_SECRET": 32}
-_PLACEHOLDER = re.compile(
-    r"change.?me|replace.?me|example|placeholder|insecure|development|debug|dummy|default"
-    r"|not.?secret|secret.?key|your.?secret|build.?only",
-    re.IGNORECASE,
-)
-
-
-def secret_problem(name: str, value: str) -> str | None:
-    """Why ``value`` will not do as the production ``name``, or None."""
-    if _PLACEHOLDER.search(value):
-        return f"{name} is a placeholder: set a random value (e.g. {SECRET_ADVICE})."
-    if len(value) < SECRET_MIN_LENGTH[name] or len(set(value)) < 10:
-        return (
-            f"{name} is too short or too plain: at least {SECRET_MIN_LENGTH[name]} random "
-            f"characters (e.g. {SECRET_ADVICE})."
-        )
-    return None
-
-
-SECRET_ADVICE = "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
-
-
-def local_secrets(
-    path: Path, names: list[str], make: Callable[[], dict[str, str]] | None = None
-) -> dict[str, str]:
-    """A debug run's secrets: random ones made once per install, kept in ``path``
-    (``.local/secrets.env``, git- and docker-ignored, 0600) and read on later runs.
-    ``make`` makes the ones that must be made together (a key pair), by name."""
-    values: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            key, _, value = line.partition("=")
-            if key.strip() and value.strip():  # all kept: another call's secrets stay in the file
-                values[key.strip()] = value.strip()
-    if all(name in values for name in names):
-        return {name: values[name] for name in names}
-    made = make() if make else {}
-    values.update({n: made.get(n) or secrets.token_urlsafe(50) for n in names if n not in values})
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        draft = path.with_name(f"{path.name}.{os.getpid()}")
-        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write("".join(f"{name}={value}\n" for name, value in values.items()))
-        os.replace(draft, path)
-    except OSError as exc:
-        raise ImproperlyConfigured(
-            f"Set {' and '.join(names)}: a debug run could not keep random ones in {path} ({exc})."
-        ) from None
-    return {name: values[name] for name in names}
-
-
 _SECRETS = ["SECRET_KEY", "DAILY_DEAL_SECRET"]
 _missing = [name for name in _SECRETS if not env.get(name)]
 if _missing and not DEBUG:
@@ -610,47 +466,7 @@ DEFAULT_FROM_EMAIL = env.get("DEFAULT_FROM_EMAIL", "Patience Daily <noreply@loca
 # a pair once and keeps it beside SECRET_KEY.
 
 
-def vapid_pair() -> dict[str, str]:
-    """A new VAPID key pair, as the settings take it."""
-    from base64 import urlsafe_b64encode
-
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    public = key.public_key().public_bytes(
-        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-    )
-    private = key.private_numbers().private_value.to_bytes(32, "big")
-    return {
-        "VAPID_PUBLIC_KEY": urlsafe_b64encode(public).rstrip(b"=").decode(),
-        "VAPID_PRIVATE_KEY": urlsafe_b64encode(private).rstrip(b"=").decode(),
-    }
-
-
-def vapid_problem(public: str, private: str) -> str | None:
-    """Why the pair will not do, or None: both base64url, the private key's
-    public half the public key given."""
-    from base64 import urlsafe_b64decode
-
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    try:
-        raw = urlsafe_b64decode(private + "=" * (-len(private) % 4))
-        key = ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1())
-        derived = key.public_key().public_bytes(
-            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-        )
-        given = urlsafe_b64decode(public + "=" * (-len(public) % 4))
-    except ValueError:
-        return "VAPID_PRIVATE_KEY and VAPID_PUBLIC_KEY must be base64url keys of P-256."
-    if len(raw) != 32 or derived != given:
-        return "VAPID_PUBLIC_KEY is not the public half of VAPID_PRIVATE_KEY."
-    return None
-
-
-VAPID_ADVICE = "python -c 'from config.settings import vapid_pair; print(vapid_pair())'"
+VAPID_ADVICE = "python -c 'from config.secrets import vapid_pair; print(vapid_pair())'"
 _VAPID = ["VAPID_PUBLIC_KEY", "VAPID_PRIVATE_KEY"]
 if DEBUG and not any(env.get(name) for name in _VAPID):
     _vapid = local_secrets(

@@ -63,7 +63,7 @@ def attempt_knowledge(*, attempt_id: int) -> Review | None:
     review; None when there is nothing to judge (no such attempt, a game that hides
     nothing, a result that would not rank, a log the engine refuses — the replay
     check deals with that)."""
-    attempt = fairplay._reviewable(attempt_id)
+    attempt = fairplay.reviewable(attempt_id)
     if attempt is None or attempt.daily is None or not hides_cards(attempt):
         return None
     if not _would_rank(attempt):

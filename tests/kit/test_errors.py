@@ -15,7 +15,11 @@ from kit.http import ApiError, describe_error
 
 ROOT = Path(__file__).resolve().parents[2]
 DOMAIN = sorted(
-    [*ROOT.glob("*/services.py"), *ROOT.glob("*/selectors.py"), ROOT / "games" / "fairplay.py"]
+    [
+        *ROOT.glob("*/services.py"),
+        *ROOT.glob("*/selectors.py"),
+        *(ROOT / "games" / "fairplay").glob("*.py"),
+    ]
 )
 HTTP_MODULES = ("rest_framework", "django.http", "kit.http")
 HTTP_NAMES = {"ApiError", "APIException", "Response", "JsonResponse", "HttpResponse"}
