@@ -3,26 +3,32 @@
 from django.urls import path
 
 from .api import (
+    GuestView,
+    LoginView,
+    LogoutView,
+    MeView,
+    RegisterView,
+    SettingsView,
+)
+from .api_privacy import (
     AccountView,
+    ExportView,
+)
+from .api_recovery import (
     EmailVerifyResendView,
     EmailVerifyView,
     EmailView,
-    ExportView,
-    GuestView,
-    LoginView,
     LogoutEverywhereView,
-    LogoutView,
-    MeView,
     PasswordChangeView,
     PasswordResetConfirmView,
     PasswordResetView,
+    SecureView,
+)
+from .api_reminders import (
     PushView,
-    RegisterView,
     ReminderKeyView,
     ReminderOffView,
     ReminderView,
-    SecureView,
-    SettingsView,
 )
 
 urlpatterns = [
