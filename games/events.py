@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kit.sockets import encode
+from kit.sockets import encode, frame
 
 __all__ = ["GameText", "ack", "encode", "game_text", "snapshot", "state"]
 
@@ -45,18 +45,15 @@ def game_text(game: dict[str, Any]) -> GameText:
 
 def snapshot(v: int, game: str) -> str:
     """The game as it is (``game``: an encoded attempt object), on connect and when asked."""
-    return f'{{"type":"snapshot","v":{v},"game":{game}}}'
+    return frame("snapshot", v=v, texts={"game": game})
 
 
 def state(v: int, game: str) -> str:
     """To the game's other sockets: the game after ``v`` actions."""
-    return f'{{"type":"state","v":{v},"game":{game}}}'
+    return frame("state", v=v, texts={"game": game})
 
 
 def ack(v: int, game: str, *, seq: int | None = None, duplicate: bool = False) -> str:
     """To the sender: its action ``seq`` (or its resignation, no ``seq``) is committed."""
-    said = "" if seq is None else f'"seq":{seq},'
-    return (
-        f'{{"type":"ack",{said}"v":{v},"duplicate":{"true" if duplicate else "false"},'
-        f'"game":{game}}}'
-    )
+    said = {} if seq is None else {"seq": seq}
+    return frame("ack", **said, v=v, duplicate=duplicate, texts={"game": game})

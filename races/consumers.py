@@ -12,7 +12,8 @@ from autobahn.exception import Disconnected
 from kit.errors import Refusal
 from kit.sockets import CLOSE_NOT_FOUND, JsonSocket, connect_sync_to_async
 
-from .realtime import race_event_kept, race_frame, race_group, start_frame
+from .events import race_frame, start_frame
+from .realtime import race_event_kept, race_group
 
 
 class RaceConsumer(JsonSocket):

@@ -42,7 +42,6 @@ A racer's win, resignation or game closed finishes them in the race
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import threading
 import time
@@ -60,6 +59,7 @@ from games.signals import sealed_attempt_changed
 from kit.broadcast import publish
 from kit.sockets import encode
 
+from .events import progress_frame
 from .models import Racer
 from .realtime import progress_sent, race_group, sent_mark
 from .selectors import (
@@ -189,16 +189,6 @@ class _LocalRooms:
 @functools.cache
 def _rooms() -> _RedisRooms | _LocalRooms:
     return _RedisRooms() if settings.REDIS_URL else _LocalRooms()
-
-
-def progress_frame(entries: list[str]) -> str | None:
-    """One ``progress`` frame of racers' entries (each ``{"v", "racer"}``)."""
-    if not entries:
-        return None
-    decoded = [json.loads(e) for e in entries]
-    racers = [d["racer"] for d in decoded]
-    v = max(d["v"] for d in decoded)
-    return f'{{"type":"progress","v":{v},"racers":{encode(racers)}}}'
 
 
 def _send(slug: str, entries: list[str]) -> None:

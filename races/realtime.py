@@ -121,26 +121,6 @@ def race_event_kept(slug: str) -> dict[str, Any]:
         return race_event(slug)
 
 
-def race_frame(event: dict[str, Any], viewer_id: int | None) -> str:
-    """The ``race`` frame of ``event`` (``race_event``) for the socket of ``viewer_id``."""
-    attempts = event["attempts"]
-    racer = viewer_id is not None and str(viewer_id) in attempts
-    you = {
-        "racer": racer,
-        "host": viewer_id is not None and viewer_id == event["host"],
-        "attempt": attempts[str(viewer_id)] if racer else None,
-    }
-    race: str = event["race"]
-    return f'{{"type":"race","v":{event["v"]},"race":{race[:-1]},"you":{encode(you)}}}}}'
-
-
-def start_frame(event: dict[str, Any], viewer_id: int | None) -> str:
-    """The ``start`` frame: the instant every racer's clock starts, and to a
-    racer their own game's id (to no one else)."""
-    attempt = event["attempts"].get(str(viewer_id)) if viewer_id is not None else None
-    return encode({"type": "start", "starts_at": event["starts_at"], "attempt": attempt})
-
-
 def race_changed(slug: str) -> None:
     """After commit: the room changed (a join, a leave, the start, a finish, the
     end): every socket of it gets the race."""
