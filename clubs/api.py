@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from kit.api import ERRORS, StrictCharField, StrictSerializer, client_address, rate_limit
 
-from . import services
+from . import selectors, services
 from .models import Follow
 
 
@@ -62,9 +62,9 @@ class ClubsView(APIView):
         responses={200: ClubsSerializer, **ERRORS}, summary="Your clubs", operation_id="clubs_list"
     )
     def get(self, request: Request) -> Response:
-        user = services.account_of(request.user)
+        user = selectors.account_of(request.user)
         return Response(
-            {"clubs": [services.club_json(c, viewer=user) for c in services.clubs_of(user=user)]}
+            {"clubs": [selectors.club_json(c, viewer=user) for c in selectors.clubs_of(user=user)]}
         )
 
     @extend_schema(
@@ -72,7 +72,7 @@ class ClubsView(APIView):
     )
     def post(self, request: Request) -> Response:
         club = services.club_create(user=request.user, **_valid(NameSerializer, request))
-        return Response(services.club_json(club, viewer=request.user), status=201)
+        return Response(selectors.club_json(club, viewer=request.user), status=201)
 
 
 class JoinView(APIView):
@@ -85,11 +85,11 @@ class JoinView(APIView):
         summary="Join a club by its invite code",
     )
     def post(self, request: Request) -> Response:
-        services.account_of(request.user)
+        selectors.account_of(request.user)
         rate_limit("club-joins", f"user-{request.user.pk}")
         rate_limit("club-joins", client_address(request))
         club = services.club_join(user=request.user, **_valid(CodeSerializer, request))
-        return Response(services.club_json(club, viewer=request.user))
+        return Response(selectors.club_json(club, viewer=request.user))
 
 
 class ClubView(APIView):
@@ -100,7 +100,7 @@ class ClubView(APIView):
         summary="A club: its name to anyone, its members and code to its members",
     )
     def get(self, request: Request, slug: str) -> Response:
-        return Response(services.club_json(services.club_get(slug=slug), viewer=request.user))
+        return Response(selectors.club_json(selectors.club_get(slug=slug), viewer=request.user))
 
     @extend_schema(responses={204: None, **ERRORS}, summary="Delete your club (its owner)")
     def delete(self, request: Request, slug: str) -> Response:
@@ -123,7 +123,7 @@ class CodeView(APIView):
     )
     def post(self, request: Request, slug: str) -> Response:
         club = services.code_renew(user=request.user, slug=slug)
-        return Response(services.club_json(club, viewer=request.user))
+        return Response(selectors.club_json(club, viewer=request.user))
 
 
 class MemberView(APIView):
@@ -133,7 +133,7 @@ class MemberView(APIView):
     )
     def delete(self, request: Request, slug: str, username: str) -> Response:
         club = services.member_remove(user=request.user, slug=slug, username=username)
-        return Response(services.club_json(club, viewer=request.user))
+        return Response(selectors.club_json(club, viewer=request.user))
 
 
 class OwnerView(APIView):
@@ -145,7 +145,7 @@ class OwnerView(APIView):
     def post(self, request: Request, slug: str) -> Response:
         player = _valid(PlayerSerializer, request)["player"]
         club = services.owner_hand_over(user=request.user, slug=slug, username=player)
-        return Response(services.club_json(club, viewer=request.user))
+        return Response(selectors.club_json(club, viewer=request.user))
 
 
 FOLLOWING = inline_serializer(
@@ -166,7 +166,7 @@ FOLLOW = inline_serializer(
 class FollowingView(APIView):
     @extend_schema(responses={200: FOLLOWING, **ERRORS}, summary="Whom you follow (yours only)")
     def get(self, request: Request) -> Response:
-        user = services.account_of(request.user)
+        user = selectors.account_of(request.user)
         rows = Follow.objects.filter(follower=user).select_related("followed")
         return Response(
             {

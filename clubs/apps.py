@@ -5,7 +5,7 @@ from django.apps import AppConfig
 
 def _export_clubs(sender: type, *, user: Any, **kwargs: Any) -> dict[str, Any]:
     """A player takes their data (issue 28): their clubs and whom they follow."""
-    from .services import player_export
+    from .selectors import player_export
 
     return player_export(user=user)
 

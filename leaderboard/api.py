@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from clubs.services import follows
+from clubs.selectors import follows
 from games.dailies import utc_today
 from games.difficulty import difficulty_month
 from games.engine import ALL_VARIANTS

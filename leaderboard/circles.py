@@ -18,7 +18,7 @@ from django.db.models.functions import Rank
 
 from accounts.models import User
 from clubs.models import Club
-from clubs.services import account_of, clubs_of, followed_ids, member_club, member_ids
+from clubs.selectors import account_of, clubs_of, followed_ids, member_club, member_ids
 from games.dailies import utc_today
 from games.engine import parse_variant
 from games.models import Attempt, DailyDeal
