@@ -1,8 +1,8 @@
 """Where a game went wrong (issue 27, deliverable 1): ``games/analysis.py``, its
 task and ``GET /api/games/{id}/analysis/``, against the real database.
 
-The games are built so that the losing move is known (as in
-``tests/games/engine/test_postmortem.py``): the solver's line for ``k`` moves,
+The games are built so that the losing move is known
+(``tests/support/postmortem.py``): the solver's line for ``k`` moves,
 then a move after which the solver proves the deal lost, then a few more. They
 are played through the HTTP API — with an undo of the losing move and the
 same move again, so that the analysis must name the seq the replay shows, not
@@ -22,9 +22,9 @@ from games.dailies import utc_today
 from games.engine import Move, Stock, new_game, replay, solve
 from games.engine.solver import Outcome
 from games.models import Analysis, Attempt, DailyDeal
-from tests.games.engine.test_postmortem import WON, losing_game, some_moves
 from tests.support.api import Client, act, assert_error, legacy_daily_practice, start, win_daily
 from tests.support.hidden import prepared
+from tests.support.postmortem import HARP, LOST, WON, losing_game, some_moves
 
 pytestmark = pytest.mark.django_db
 
@@ -121,9 +121,8 @@ def test_a_lost_game_names_the_losing_move_by_its_seq(player, k: int) -> None:
 
 
 def test_a_deal_lost_from_its_start_says_so(player) -> None:
-    code = "SH1-C1-AAAAAAC"  # proven lost from its start (test_postmortem.LOST)
-    game = start(player, code=code)
-    moves = [m.to_json() for m in some_moves(new_game(code), 3)]
+    game = start(player, code=LOST)
+    moves = [m.to_json() for m in some_moves(new_game(LOST), 3)]
     play(player, game["id"], moves)
     player.send(f"/api/games/{game['id']}/resign/")
     found = attempt_analyse(attempt_id=game["id"])
@@ -160,9 +159,8 @@ def test_an_unsettled_search_is_stored_and_said(player, monkeypatch) -> None:
 
 
 def test_easy_harp_says_what_the_player_could_see(player) -> None:
-    code = "EH1-N-AAAAAAV"  # the quickest Easy Harp deal for the solver (test_postmortem.HARP)
-    line = [a.to_json() for a in solve(new_game(code), nodes=20_000).line]
-    game = start(player, code=code)
+    line = [a.to_json() for a in solve(new_game(HARP), nodes=20_000).line]
+    game = start(player, code=HARP)
     play(player, game["id"], line[:40])
     player.send(f"/api/games/{game['id']}/resign/")
     found = attempt_analyse(attempt_id=game["id"])
@@ -170,7 +168,7 @@ def test_easy_harp_says_what_the_player_could_see(player) -> None:
     lost = player.get(f"/api/games/{game['id']}/analysis/").json()["lost"]
     seen = lost["seen"]
     assert seen is not None and seen["face_down"] + seen["stock"] > 0
-    before = new_game(code)
+    before = new_game(HARP)
     for action in line[:40]:
         before.apply(before.parse_action(action))
     assert seen["face_down"] == sum(before.down.values())

@@ -62,9 +62,6 @@ from games.dailies import daily_deal_prepare, utc_today
 from games.engine import load_game
 from games.models import Action, Attempt, DailyDeal
 from races import services as race_services
-from tests.races.test_api import create as race_create
-from tests.races.test_api import get as race_get
-from tests.races.test_api import post as race_post
 from tests.support.api import (
     Client,
     assert_error,
@@ -73,6 +70,9 @@ from tests.support.api import (
     start,
     win_daily,
 )
+from tests.support.races import create as race_create
+from tests.support.races import get as race_get
+from tests.support.races import post as race_post
 from tests.support.sockets import socket_for
 
 PASSWORD = "correct horse battery"

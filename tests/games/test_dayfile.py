@@ -26,8 +26,8 @@ from games.fairplay import attempt_disqualify, review_clear
 from games.models import Attempt, DailyDeal, DayResults
 from games.services import attempts_close_stale
 from games.tasks import after_the_day
-from tests.games.engine.test_dayfile import verify_day_command
 from tests.support.api import act, assert_error, start, win_daily
+from tests.support.dayfile import verify_day_command
 from tests.support.fairplay import make_staff
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -26,6 +26,7 @@ from tests.support.api import (
     run_at_once,
     throttle_rates,
 )
+from tests.support.rates import let_through
 
 
 @pytest.fixture
@@ -149,18 +150,6 @@ def test_a_wait_is_said_in_seconds_minutes_or_hours():
     assert how_long(7200) == "2 hours"
 
 
-def let_through(scope: str, ident: str, times: int) -> int:
-    """How many of ``times`` requests ``rate_limit`` let through."""
-    passed = 0
-    for _ in range(times):
-        try:
-            rate_limit(scope, ident)
-            passed += 1
-        except RateLimited:
-            pass
-    return passed
-
-
 def test_one_process_is_exact_with_requests_at_once(rates):
     """Actions are counted in process (issue 26), on many threads at once (the
     database thread pool): exactly the limit gets through, batches sent or not."""
@@ -188,7 +177,7 @@ def test_one_process_is_exact_with_requests_at_once(rates):
 PROCESS = """
 import sys, time, django
 django.setup()
-from tests.kit.test_api_rate_limit import let_through
+from tests.support.rates import let_through
 print("ready", flush=True)
 sys.stdin.readline()  # both processes set up: go
 passed = 0

@@ -19,11 +19,8 @@ from games.engine import ALL_VARIANTS
 from games.models import Attempt
 from games.services import _create_attempt
 from tests.support.api import assert_error
+from tests.support.days import month_of
 from tests.support.results import daily_of, finished, record, user_of
-
-
-def month_of(day: dt.date) -> str:
-    return f"{day.year:04d}-{day.month:02d}"
 
 
 def first_of_previous_month(months: int = 1) -> dt.date:

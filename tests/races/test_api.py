@@ -4,31 +4,22 @@ sealed games, the standings, the end, the rematch, and every refusal."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from typing import Any
 
 import pytest
 from django.utils import timezone
 
 from games.dailies import daily_deal_get, utc_today
-from games.engine import GameCode, Move, Stock
+from games.engine import GameCode
 from games.models import Attempt
 from races import services
 from races.models import Race, Racer
 from races.services import races_end_due
 from races.signals import race_finished
 from tests.support.api import act, assert_error
-from tests.support.search import find_win
+from tests.support.races import WIN_CODE, create, get, post, win_line
 
-WIN_CODE = "SH1-C4-AAAAAAE"  # tests/support/search.py wins it at once
 FIRST = {"type": "move", "from": "t4", "to": "f3", "count": 1}  # A♦ home: legal at the start
-
-
-@functools.cache
-def win_line() -> tuple[Move | Stock, ...]:
-    line = find_win(WIN_CODE)
-    assert line is not None
-    return tuple(line)
 
 
 @pytest.fixture
@@ -48,24 +39,6 @@ def finished():
     race_finished.connect(listen, dispatch_uid="tests.races.finished")
     yield sent
     race_finished.disconnect(dispatch_uid="tests.races.finished")
-
-
-def create(client: Any, body: dict[str, Any], status: int = 201) -> dict[str, Any]:
-    response = client.send("/api/races/", body)
-    assert response.status_code == status, response.content
-    return response.json()
-
-
-def post(client: Any, race: str, door: str, body: Any = None, status: int = 200) -> Any:
-    response = client.send(f"/api/races/{race}/{door}/", body)
-    assert response.status_code == status, (door, response.content)
-    return response.json()
-
-
-def get(client: Any, race: str) -> dict[str, Any]:
-    response = client.get(f"/api/races/{race}/")
-    assert response.status_code == 200, response.content
-    return response.json()
 
 
 def by_player(race: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -1,15 +1,20 @@
 """Driving the pages in real Chromium (Playwright): sign up, start and play games,
 read the board from the DOM hooks of ``frontend/static/frontend/js/board.js``
 (``.pile[data-pile]``, ``.card[data-card][data-index]``, ``#moves``, …), call the
-API from the page's own session, and keep screenshots."""
+API from the page's own session, and keep screenshots; and the live server the
+pages are served by (``Server``: code run in its settings and database)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import secrets
+import subprocess
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -18,6 +23,58 @@ from games.engine import Game, Move, Stock, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
+
+
+@dataclass(frozen=True)
+class Server:
+    """The live daphne the pages are served by (started by the browser tests'
+    conftest): its URL and the environment its processes run with."""
+
+    url: str
+    env: dict[str, str]
+
+    def python(self, code: str) -> Any:
+        """Run ``code`` with the server's settings and database (``django.setup()``
+        done) and return what it stores in ``result``, through JSON."""
+        script = (
+            "import json, django\ndjango.setup()\nresult = None\n"
+            f"{code}\nprint('\\n' + json.dumps(result, default=str))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            check=False,
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    def daily(self, variant: str, date: str | None = None) -> dict[str, Any]:
+        """A daily deal as the server stored it: its secret ``code``, ``par``, ``proof``."""
+        return self.python(
+            "from games.dailies import daily_deal_get, utc_today\n"
+            "import datetime as dt\n"
+            f"day = dt.date.fromisoformat({date!r}) if {date!r} else utc_today()\n"
+            f"d = daily_deal_get(date=day, variant={variant!r})\n"
+            "result = {'code': d.deal.code, 'par': d.par, 'proof': d.proof}"
+        )
+
+    def legacy_daily_practice(self, username: str, variant: str) -> int:
+        """A practice game of today's ``variant`` daily for ``username``, as the API
+        dealt one before running dailies were closed to practice (issue 36; such
+        games exist and keep the daily's rules), made by the service's own maker.
+        Its id."""
+        return self.python(
+            "from accounts.models import User\n"
+            "from games.dailies import daily_deal_get, utc_today\n"
+            "from games.services import _create_attempt\n"
+            f"d = daily_deal_get(date=utc_today(), variant={variant!r})\n"
+            f"player = User.objects.get(username={username!r})\n"
+            "result = _create_attempt(player=player, deal=d.deal, daily=d, ranked=False).pk"
+        )
 
 
 def screenshot(page, name: str) -> Path:

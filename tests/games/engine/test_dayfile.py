@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +19,8 @@ import pytest
 from games.engine import Undo, new_game, solve
 from games.engine.cli import main
 from games.engine.dayfile import FORMAT, check_day, commitment, read_day, write_day
+from tests.support.dayfile import verify_day_command
 
-ROOT = Path(__file__).resolve().parents[3]
 CODE = "SH1-C4-AAAAAAB"
 
 
@@ -74,17 +72,6 @@ def verify(data: bytes, tmp_path: Path) -> tuple[int, str]:
     path.write_bytes(data)
     out = io.StringIO()
     return main(["verify-day", str(path)], stdout=out), out.getvalue()
-
-
-def verify_day_command(path: Path) -> subprocess.CompletedProcess[str]:
-    """``python -m games.engine verify-day PATH`` as a player runs it, from the source."""
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine", "verify-day", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def test_a_good_file_passes_as_a_real_command(tmp_path):

@@ -20,6 +20,7 @@ from games.engine.difficulty import (
     predict_game,
     score,
 )
+from tests.support.difficulty import PREDICTED_KEYS
 from tests.support.positions import position
 
 SMALL = {"playouts": 6, "first_move_nodes": 2_000}
@@ -102,24 +103,6 @@ def test_levels_run_from_easy_to_fiendish_in_order():
         found = [level(value, cuts) for value in (0.0, *cuts, 1.0)]
         assert found == sorted(found) and found[0] == 1 and found[-1] == 5
     assert len(LEVELS) == 5
-
-
-PREDICTED_KEYS = {
-    "level",
-    "name",
-    "nodes",
-    "line",
-    "bound",
-    "first_moves",
-    "winning_first",
-    "probed_first",
-    "playouts",
-    "playout_wins",
-    "playout_home",
-    "score",
-}
-"""What a prediction publishes: counts and a level, nothing else (the attacker
-test reads the running day's answers for exactly these)."""
 
 
 def test_the_published_block_is_counts_and_a_level():

@@ -18,78 +18,25 @@ deals, revealed; today's, proven so that they have a par).
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import redis
 from django.conf import settings
 
 from deploy.stack import collect_static, free_port, one_daphne, server_env, start_redis, stop
-from tests.support.browser import ROOT
+from tests.support.browser import Server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHARED_REDIS_URL = "redis://127.0.0.1:6379/11"
 
 if not Path(CHROMIUM).exists() and os.environ.get("REQUIRE_SERVICES") == "1":
     raise RuntimeError("REQUIRE_SERVICES=1 but there is no chromium for the browser tests")
-
-
-@dataclass(frozen=True)
-class Server:
-    url: str
-    env: dict[str, str]
-
-    def python(self, code: str) -> Any:
-        """Run ``code`` with the server's settings and database (``django.setup()``
-        done) and return what it stores in ``result``, through JSON."""
-        script = (
-            "import json, django\ndjango.setup()\nresult = None\n"
-            f"{code}\nprint('\\n' + json.dumps(result, default=str))"
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            check=False,
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        return json.loads(done.stdout.strip().splitlines()[-1])
-
-    def daily(self, variant: str, date: str | None = None) -> dict[str, Any]:
-        """A daily deal as the server stored it: its secret ``code``, ``par``, ``proof``."""
-        return self.python(
-            "from games.dailies import daily_deal_get, utc_today\n"
-            "import datetime as dt\n"
-            f"day = dt.date.fromisoformat({date!r}) if {date!r} else utc_today()\n"
-            f"d = daily_deal_get(date=day, variant={variant!r})\n"
-            "result = {'code': d.deal.code, 'par': d.par, 'proof': d.proof}"
-        )
-
-    def legacy_daily_practice(self, username: str, variant: str) -> int:
-        """A practice game of today's ``variant`` daily for ``username``, as the API
-        dealt one before running dailies were closed to practice (issue 36; such
-        games exist and keep the daily's rules), made by the service's own maker.
-        Its id."""
-        return self.python(
-            "from accounts.models import User\n"
-            "from games.dailies import daily_deal_get, utc_today\n"
-            "from games.services import _create_attempt\n"
-            f"d = daily_deal_get(date=utc_today(), variant={variant!r})\n"
-            f"player = User.objects.get(username={username!r})\n"
-            "result = _create_attempt(player=player, deal=d.deal, daily=d, ranked=False).pk"
-        )
 
 
 # Prepared as the server starts, before any page makes today's deals on demand

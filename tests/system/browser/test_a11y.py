@@ -18,9 +18,9 @@ import secrets
 from typing import Any
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
 from games.engine import Move, new_game
+from tests.support.a11y import WIDEST, violations
 from tests.support.browser import ARTIFACTS, api, sign_up
 
 SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
@@ -28,27 +28,6 @@ SIZES = [(360, 640), (390, 844), (640, 360), (844, 390), (1366, 768)]
 RUNS = [(w, h, "light") for w, h in SIZES] + [(360, 640, "dark"), (1366, 768, "dark")]
 SEAHAVEN = "SH1-C4-AAAAAJ2"
 EASY_HARP = "EH1-N-AAAAAAF"
-SERIOUS = {"serious", "critical"}
-
-axe = Axe()
-
-# What makes the page wider than the screen: the element reaching furthest right
-# that no scrolling or clipping box of its own holds in.
-WIDEST = """() => {
-    if (document.documentElement.scrollWidth <= innerWidth) return "";
-    const held = (el) => {
-        for (let up = el.parentElement; up && up !== document.body; up = up.parentElement)
-            if (getComputedStyle(up).overflowX !== "visible") return true;
-        return false;
-    };
-    let far = null, right = 0;
-    for (const el of document.body.querySelectorAll("*")) {
-        const r = el.getBoundingClientRect().right;
-        if (r > right && !held(el)) [far, right] = [el, r];
-    }
-    const name = far.id ? "#" + far.id : far.tagName.toLowerCase() + "." + far.classList[0];
-    return `${name} reaches ${Math.round(right)} px of ${innerWidth}`;
-}"""
 
 
 def played(page: Any, code: str, moves: int) -> int:
@@ -69,17 +48,6 @@ def settled(page: Any, path: str) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[aria-busy=true]') && document.fonts.status === 'loaded'"
     )
-
-
-def violations(page: Any) -> list[str]:
-    """The serious and critical axe violations of the page as it is now, one line each."""
-    found = axe.run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} — "
-        + "; ".join(" ".join(node["target"]) for node in v["nodes"][:5])
-        for v in found
-        if v["impact"] in SERIOUS
-    ]
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from games.engine import Move, new_game
+from tests.support.a11y import serious_violations
 from tests.support.browser import (
     api,
     assert_board_is,
@@ -26,48 +27,9 @@ from tests.support.browser import (
     screenshot,
     sign_up,
 )
+from tests.support.days import month_of, today, won_days_ago
 
 VARIANTS = ["EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"]
-
-
-def today() -> dt.date:
-    return dt.datetime.now(dt.UTC).date()
-
-
-def month_of(day: dt.date) -> str:
-    return f"{day.year:04d}-{day.month:02d}"
-
-
-def won_days_ago(server: Any, name: str, days: list[int], variant: str = "SH1-C4") -> None:
-    """``name`` won the ranked daily of ``variant`` on each of ``days`` days ago."""
-    server.python(
-        "import datetime as dt\n"
-        "from django.utils import timezone\n"
-        "from accounts.models import User\n"
-        "from games.dailies import daily_deal_get, utc_today\n"
-        "from games.models import Attempt\n"
-        "from games.services import _create_attempt\n"
-        f"user = User.objects.get(username={name!r})\n"
-        f"for n in {days!r}:\n"
-        "    date = utc_today() - dt.timedelta(days=n)\n"
-        f"    daily = daily_deal_get(date=date, variant={variant!r})\n"
-        "    a = _create_attempt(player=user, deal=daily.deal, daily=daily, ranked=True)\n"
-        "    Attempt.objects.filter(pk=a.pk).update(status='won', won=True, verified=True,"
-        " score=500, moves=90, elapsed_ms=90_000, finished_at=timezone.now())"
-    )
-
-
-def serious_violations(page: Any, within: str | None = None) -> list[str]:
-    """axe-core's serious and critical findings on the page as it stands (or in
-    the element ``within`` selects)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page, context=within).response["violations"]
-    return [
-        f"{v['id']}: {[n['target'] for n in v['nodes']][:3]}"
-        for v in found
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def streak_shown(page: Any) -> tuple[int, int, str]:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
-from tests.games.engine.test_dayfile import verify_day_command
 from tests.support.browser import screenshot
+from tests.support.dayfile import verify_day_command
 
 DAYS_AGO = 2
 """A day of this test's own: the conftest's yesterday has other tests' results

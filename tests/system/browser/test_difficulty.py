@@ -16,10 +16,7 @@ import datetime as dt
 from typing import Any
 
 from tests.support.browser import open_daily, post_actions, screenshot, sign_up
-
-
-def today() -> dt.date:
-    return dt.datetime.now(dt.UTC).date()
+from tests.support.days import today
 
 
 def yesterday_played_and_measured(server: Any) -> dict[str, Any]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from tests.support.a11y import serious_violations
 from tests.support.browser import screenshot, sign_up
-from tests.system.browser.test_archive import month_of, serious_violations, today, won_days_ago
+from tests.support.days import month_of, today, won_days_ago
 
 
 def test_the_lobby_shows_the_freezes_and_the_calendar_the_frozen_day(new_page, server):

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from tests.support.a11y import WIDEST, violations
 from tests.support.browser import PASSWORD, api, screenshot, sign_up
-from tests.system.browser.test_a11y import WIDEST, violations
 
 
 def open_settings(page: Any) -> None:

@@ -54,7 +54,10 @@ def test_a_signed_out_visitor_is_offered_an_account_not_a_seat(new_page):
     for width, height in SIZES:
         page = new_page(width=width, height=height)
         asked: list[Any] = []
-        page.on("request", lambda r: asked.append(r.url) if "/api/races/quick/" in r.url else None)
+        page.on(
+            "request",
+            lambda r, asked=asked: asked.append(r.url) if "/api/races/quick/" in r.url else None,
+        )
         page.goto("/")
         page.wait_for_selector("#deals[aria-busy=false]")
         page.click("#quick-race")

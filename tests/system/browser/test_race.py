@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.a11y import WIDEST, violations
 from tests.support.browser import WIN_CODE, api, post_actions, screenshot, sign_up
-from tests.system.browser.test_csp import Watched
+from tests.support.csp import Watched
 
 # A card as the engine writes it (7H, TD, 10S…).
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[A2-9TJQK])[CDHS](?![A-Za-z0-9])")
@@ -410,8 +411,6 @@ def test_every_race_page_passes_axe_and_fits(new_page, width, height):
     """axe-core (as test_a11y scans every page) finds no serious or critical
     violation on the room, the racer's board, the spectator's race and the
     standings, and none is wider than the screen."""
-    from tests.system.browser.test_a11y import WIDEST, violations
-
     host, racer, spectator = (new_page(width, height) for _ in range(3))
     for page in (host, racer, spectator):
         sign_up(page)

@@ -10,8 +10,8 @@ import re
 import secrets
 from typing import Any
 
+from tests.support.a11y import serious_violations
 from tests.support.browser import api, screenshot, sign_up
-from tests.system.browser.test_archive import serious_violations
 
 
 def races_won(server: Any, name: str, standings: list[list[str]]) -> None:

@@ -17,9 +17,7 @@ import pytest
 
 from config.settings import vapid_pair
 from deploy.stack import one_daphne
-from tests.support.browser import PASSWORD, api, screenshot
-
-from .conftest import Server
+from tests.support.browser import PASSWORD, Server, api, screenshot
 
 
 def daphne_with(server, tmp_path_factory, **extra: str) -> Iterator[Server]:

@@ -6,7 +6,7 @@ plays on the board to a won deal, and "Back to the game" returns. Also on a
 phone, and from the keyboard; and a win shows its line against par.
 
 The game is built so that the losing move is known
-(``tests/games/engine/test_postmortem.py``): the solver's line for a few moves, a
+(``tests/support/postmortem.py``): the solver's line for a few moves, a
 move after which the deal is proven lost, then a few more; the losing move is
 played, undone and played again, so the seq the panel names is not its index
 on the line.
@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 from games.engine import new_game, solve
-from tests.games.engine.test_postmortem import WON, losing_game, some_moves
 from tests.support.browser import api, board_piles, post_actions, screenshot, sign_up
+from tests.support.postmortem import HARP, LOST, WON, losing_game, some_moves
 
 K = 5
 
@@ -133,10 +133,9 @@ def test_a_win_shows_its_line_against_par(new_page):
 def resigned_harp(page: Any) -> int:
     """A new player's Easy Harp game, 30 moves of the solver's line played, then
     resigned: still winnable when it ended. Its id."""
-    harp = "EH1-N-AAAAAAV"  # the quickest Easy Harp deal for the solver (test_postmortem.HARP)
     sign_up(page)
-    line = [a.to_json() for a in solve(new_game(harp), nodes=20_000).line]
-    attempt = api(page, "POST", "/api/games/", {"code": harp})["id"]
+    line = [a.to_json() for a in solve(new_game(HARP), nodes=20_000).line]
+    attempt = api(page, "POST", "/api/games/", {"code": HARP})["id"]
     post_actions(page, attempt, 0, line[:30])
     api(page, "POST", f"/api/games/{attempt}/resign/")
     return attempt
@@ -167,11 +166,10 @@ def test_easy_harp_says_what_the_player_could_see(new_page):
 
 
 def test_a_deal_lost_from_its_start_says_so(new_page):
-    lost = "SH1-C1-AAAAAAC"  # proven lost from its start (test_postmortem.LOST)
     page = new_page(width=1280, height=800)
     sign_up(page)
-    attempt = api(page, "POST", "/api/games/", {"code": lost})["id"]
-    post_actions(page, attempt, 0, [m.to_json() for m in some_moves(new_game(lost), 3)])
+    attempt = api(page, "POST", "/api/games/", {"code": LOST})["id"]
+    post_actions(page, attempt, 0, [m.to_json() for m in some_moves(new_game(LOST), 3)])
     api(page, "POST", f"/api/games/{attempt}/resign/")
     open_replay(page, attempt)
     assert page.inner_text("#analysis-text") == (

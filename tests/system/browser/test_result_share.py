@@ -5,8 +5,8 @@ the day runs) the replay."""
 
 from __future__ import annotations
 
+from tests.support.a11y import WIDEST, violations
 from tests.support.browser import api, post_actions, screenshot, sign_up
-from tests.system.browser.test_a11y import WIDEST, violations
 
 
 def test_a_shared_result_reads_on_a_phone_and_by_keyboard(new_page, server):

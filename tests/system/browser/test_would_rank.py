@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from tests.support.browser import WIN_CODE, api, screenshot, sign_up, start_practice
-from tests.system.browser.test_archive import today
+from tests.support.days import today
 
 
 def day_results(server: Any, day: dt.date) -> None:

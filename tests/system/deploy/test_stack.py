@@ -11,22 +11,18 @@ process and drops its database."""
 from __future__ import annotations
 
 import os
-import random
-import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import threading
-from pathlib import Path
 
 import pytest
 
 from deploy.client import Client
 from deploy.stack import admin_sql, drop_database
 from tests.support.api import requires_postgres
+from tests.support.stack import ROOT, Output, group_alive, two_free_ports
 from tests.support.waiting import wait_for
 
 pytestmark = [
@@ -34,53 +30,8 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server"),
 ]
 
-ROOT = Path(__file__).resolve().parents[3]
 UP = 300.0  # migrate and prepare_dailies on a fresh database, on a busy machine
 WAIT = 60.0  # every other bounded wait
-
-
-def two_free_ports() -> int:
-    """A port P such that P and P + 1 are free (``--port P`` with two daphnes),
-    below the kernel's range of ephemeral ports: the stack binds them seconds
-    after this pick (after its migrations), and a port from that range could be
-    taken meanwhile as the local end of any connection the other test processes
-    open (CI saw daphne's "Address already in use" once)."""
-    try:
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    picks = random.Random()
-    for _ in range(200):
-        port = picks.randrange(max(1024, low - 12000), low - 2)
-        with socket.socket() as first, socket.socket() as second:
-            try:
-                first.bind(("127.0.0.1", port))
-                second.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no two consecutive free ports")
-
-
-class Output:
-    """The stack's standard output, read line by line on a thread of its own."""
-
-    def __init__(self, process: subprocess.Popen[str]) -> None:
-        self.lines: list[str] = []
-        assert process.stdout is not None
-        self.thread = threading.Thread(target=self._read, args=(process.stdout,), daemon=True)
-        self.thread.start()
-
-    def _read(self, stream) -> None:
-        for line in stream:
-            self.lines.append(line.rstrip("\n"))
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-    def find(self, pattern: str) -> re.Match[str] | None:
-        return re.search(pattern, self.text, re.MULTILINE)
 
 
 def healthy(port: int) -> bool:
@@ -88,14 +39,6 @@ def healthy(port: int) -> bool:
         return Client(port, keep_alive=False, timeout=5).request("GET", "/healthz").status == 200
     except OSError:
         return False
-
-
-def group_alive(group: int) -> bool:
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_make_stack_starts_a_killed_daphne_and_worker_again_and_stops_cleanly() -> None:

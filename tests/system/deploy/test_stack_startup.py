@@ -23,8 +23,8 @@ import pytest
 from deploy.client import Client
 from deploy.stack import drop_database
 from tests.support.api import requires_postgres
+from tests.support.stack import ROOT, Output, group_alive, two_free_ports
 from tests.support.waiting import wait_for
-from tests.system.deploy.test_stack import ROOT, Output, group_alive, two_free_ports
 
 pytestmark = [
     requires_postgres,

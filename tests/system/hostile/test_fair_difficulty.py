@@ -25,8 +25,8 @@ from games import difficulty, tasks
 from games.dailies import utc_today
 from games.engine.difficulty import LEVELS
 from games.models import DailyDeal
-from tests.games.engine.test_difficulty import PREDICTED_KEYS
 from tests.support.api import act, start
+from tests.support.difficulty import PREDICTED_KEYS
 from tests.support.hidden import Wire, check_cardless, prepared
 
 pytestmark = pytest.mark.django_db

@@ -1,5 +1,5 @@
 """End to end (issue 29): a race on two real daphnes sharing one PostgreSQL and
-one Redis (``test_two_daphnes.two_daphnes``).
+one Redis (``tests/support/daphne.py``'s ``two_daphnes``).
 
 The host opens a room on A and plays a winnable Seahaven deal on A's game
 socket; the rival joins on B, follows the room on B's race socket and leaves;
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.api import requires_postgres, requires_redis
+from tests.support.daphne import two_daphnes
 from tests.support.players import WAIT, Player, close_quietly, messages, open_socket, sign_up
 from tests.support.search import find_win
-from tests.system.realtime.test_two_daphnes import two_daphnes
 
 pytestmark = [requires_postgres, requires_redis]
 

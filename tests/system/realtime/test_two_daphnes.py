@@ -23,14 +23,10 @@ processes, so it makes (and drops) its own.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import secrets
-import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +34,10 @@ import psycopg
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 from websockets.sync.client import ClientConnection
 
-from deploy import stack
 from deploy.client import Client
 from games.engine import new_game
 from tests.support.api import requires_postgres, requires_redis
+from tests.support.daphne import two_daphnes
 from tests.support.players import WAIT, Player, close_quietly, messages, open_socket, sign_up
 from tests.support.search import find_win
 
@@ -49,38 +45,6 @@ pytestmark = [requires_postgres, requires_redis]
 
 CODE = "SH1-C4-AAAAAAE"  # a Seahaven deal that can be won
 VARIANT = "SH1-C4"
-
-
-# --- processes ---------------------------------------------------------------------
-
-
-@dataclass
-class Daphne:
-    """One daphne process on a fixed port, its output in a log file."""
-
-    name: str
-    port: int
-    env: dict[str, str]
-    log: Path
-    process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = stack.start_daphne(self.port, self.env, self.log)
-
-    def tail(self) -> str:
-        return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
-
-    def wait_until_up(self) -> None:
-        assert self.process is not None
-        stack.wait_until_up(self.port, self.process, self.log, timeout=WAIT)
-
-    def kill(self) -> None:
-        assert self.process is not None
-        stack.kill(self.process)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            stack.stop([self.process])
 
 
 # --- websockets --------------------------------------------------------------------
@@ -148,40 +112,6 @@ def reconnect(port: int, path: str, browser: Client) -> ClientConnection:
 
 
 # --- the test ----------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
-    """Daphnes A and B up on a fresh database and a redis-server of their own
-    (two runs at once never share a channel layer), dropped after."""
-    db_name = f"patience_e2e_{secrets.token_hex(4)}"
-    redis_port = stack.free_port()
-    store_process = stack.start_redis(redis_port)
-    # Secrets of the servers' own: their daily deals are keyed apart, never CODE.
-    env = stack.server_env(
-        f"postgres://postgres@127.0.0.1:5432/{db_name}",
-        f"redis://127.0.0.1:{redis_port}/0",
-        REGISTER_RATE="1000/min",
-        LOG_LEVEL="WARNING",
-    )
-    a = Daphne("A", stack.free_port(), env, tmp_path / "daphne-a.log")
-    b = Daphne("B", stack.free_port(), env, tmp_path / "daphne-b.log")
-    created = False
-    try:
-        stack.create_database(db_name)
-        created = True
-        stack.migrate(env)
-        a.start()
-        b.start()
-        a.wait_until_up()
-        b.wait_until_up()
-        yield a, b
-    finally:
-        a.stop()
-        b.stop()
-        if created:
-            stack.drop_database(db_name)  # FORCE: ends connections the killed daphne left open
-        stack.stop([store_process])
 
 
 def test_two_daphnes_kill_one_mid_game(tmp_path: Path) -> None:

@@ -1,0 +1,68 @@
+"""The stack (``make stack``: ``python -m deploy.stack``) as a subprocess: the
+checkout it runs from, two consecutive free ports for its two daphnes, its
+output read as it comes, and whether its process group still has a process."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def two_free_ports() -> int:
+    """A port P such that P and P + 1 are free (``--port P`` with two daphnes),
+    below the kernel's range of ephemeral ports: the stack binds them seconds
+    after this pick (after its migrations), and a port from that range could be
+    taken meanwhile as the local end of any connection the other test processes
+    open (CI saw daphne's "Address already in use" once)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    picks = random.Random()
+    for _ in range(200):
+        port = picks.randrange(max(1024, low - 12000), low - 2)
+        with socket.socket() as first, socket.socket() as second:
+            try:
+                first.bind(("127.0.0.1", port))
+                second.bind(("127.0.0.1", port + 1))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no two consecutive free ports")
+
+
+class Output:
+    """The stack's standard output, read line by line on a thread of its own."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        assert process.stdout is not None
+        self.thread = threading.Thread(target=self._read, args=(process.stdout,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def find(self, pattern: str) -> re.Match[str] | None:
+        return re.search(pattern, self.text, re.MULTILINE)
+
+
+def group_alive(group: int) -> bool:
+    """Whether process group ``group`` (the stack's session) still has a process."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    return True
