@@ -29,7 +29,7 @@ from .cards import CARDS, KING, RANK_CHARS, Card, Suit
 from .codes import GameCode
 from .errors import IllegalActionError, MalformedError
 from .history import UNDO_LIMIT, Step
-from .sentences import Sentence, fill, gettext_noop, ngettext_noop
+from .sentences import COMMON_REASONS, Sentence, fill
 from .shuffle import shuffled_ids
 from .snapshot import restore, saved_code
 
@@ -38,50 +38,6 @@ SUIT_NAMES = {Suit.S: "spades", Suit.H: "hearts", Suit.D: "diamonds", Suit.C: "c
 STOCK_TAPS_AHEAD = 5
 """The stock taps a view says the effect of (``Game.stock_taps``): the one the
 client sends now and the four its feed queues at most behind it (feed.js)."""
-
-COMMON_REASONS: dict[str, Sentence] = {
-    "game_over": gettext_noop("The game is won; no further action is accepted, not even undo."),
-    "same_pile": gettext_noop("A card has to move to another pile."),
-    "empty_pile": gettext_noop("There is no card on %(src)s to move."),
-    "not_enough_cards": ngettext_noop(
-        "%(src)s holds %(have)s card; %(n)s cannot be moved from it.",
-        "%(src)s holds %(have)s cards; %(n)s cannot be moved from it.",
-        count="have",
-    ),
-    "face_down": gettext_noop(
-        "Only face-up cards move; %(n)s cards from %(src)s would take face-down ones too."
-    ),
-    "foundation_to_foundation": gettext_noop(
-        "Foundations are not a source for foundations: a card taken back from a foundation "
-        "goes into the play area."
-    ),
-    "take_back_one_card": gettext_noop(
-        "Only the top card of a foundation can be taken back, one at a time."
-    ),
-    "foundation_one_card": gettext_noop("Cards go onto a foundation one at a time."),
-    "foundation_suit": gettext_noop(
-        "Each foundation spot takes only its own suit: %(dst)s is for %(spot_suit)s, not %(card)s."
-    ),
-    "foundation_order": gettext_noop(
-        "A foundation is built up in suit from the ace, one rank at a time: %(dst)s needs "
-        "%(need)s, not %(card)s."
-    ),
-    "no_foundation": gettext_noop(
-        "No foundation accepts %(card)s: each takes its own suit, ace first, then one rank at "
-        "a time."
-    ),
-    "no_undo": gettext_noop("There is nothing to undo."),
-    "undo_limit": gettext_noop("Undo covers only the last 100 actions."),
-    "tap_stock": gettext_noop("Taps are for cards; the stock has its own action."),
-    "tap_foundation": gettext_noop(
-        "A tap sends a card to a foundation; a card already on a foundation is taken back by "
-        "dragging it."
-    ),
-    "tap_run": gettext_noop("A tap sends one card to a foundation; a run cannot go there."),
-    "no_place": gettext_noop("Double tap found no place for %(card)s."),
-}
-"""The refusal sentences every game shares (C12), each a ``%(name)s`` template
-(``sentences.py``); a game's own ``reasons`` add to them or replace one."""
 
 
 class Game(ABC):

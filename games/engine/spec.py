@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .base import COMMON_REASONS, Game
+from .base import Game
 from .codes import GameCode, Variant
-from .sentences import Sentence
+from .sentences import COMMON_REASONS, Sentence
 from .solver import Budget, Solution
 
 
