@@ -158,7 +158,7 @@ def mail_reminder(*, user: User, day: dt.date, token: str) -> None:
             "day": date_format(day, "DATE_FORMAT")
         }
         body = _(
-            "Hello %(name)s,\n\ntoday's Easy Harp and Seahaven Towers deals are waiting: "
+            "Hello %(name)s,\n\ntoday's daily deals are waiting: "
             "%(site)s/daily/\n\nYou asked for this reminder. To stop it, open this "
             "link: %(off)s"
         ) % {"name": user.username, "site": settings.SITE_URL.rstrip("/"), "off": page}

@@ -10,9 +10,10 @@ solver proves within the variant's node budget; the candidates come from
 :func:`games.engine.difficulty.predict` on it and prints, per variant, the
 spread of each statistic, the time a prediction takes (median, worst: the
 seconds it adds to the preparation task), and the 20th, 40th, 60th and 80th
-percentiles of the scores. Those four are ``THRESHOLDS`` in
-``games/engine/difficulty.py``: each level is then about a fifth of a
-variant's days. It ends with the dict to paste there.
+percentiles of the scores. Those four are the variant's ``levels`` in its
+game's declaration (``VariantSpec.levels``, e.g. ``games/engine/seahaven.py``):
+each level is then about a fifth of a variant's days. It ends with the line to
+paste into each variant's declaration.
 """
 
 from __future__ import annotations
@@ -79,10 +80,9 @@ def main() -> None:
     print(machine())
     start = dt.date.fromisoformat(args.start)
     thresholds = {v: calibrate(v, start, args.days) for v in args.variants.split(",")}
-    print("\nTHRESHOLDS = {")
+    print("\nEach variant's declaration (VariantSpec):")
     for variant, cuts in thresholds.items():
-        print(f'    "{variant}": ({", ".join(map(str, cuts))}),')
-    print("}")
+        print(f"    {variant}: levels=({', '.join(map(str, cuts))}),")
 
 
 if __name__ == "__main__":

@@ -14,10 +14,18 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from django.utils.text import get_text_list
 from django.utils.translation import get_language, gettext, ngettext
 from django.utils.translation.trans_real import translation
 
 from games.engine import SPECS, Plural, Sentence
+
+
+def games_named() -> str:
+    """The service's games named in the active language, as the catalogue holds
+    them ("Easy Harp and Seahaven Towers"): the texts that name the games read
+    this, so a game added is named too (issue 40)."""
+    return get_text_list([gettext(spec.title) for spec in SPECS.values()], gettext("and"))
 
 
 def games_catalogue() -> list[dict[str, Any]]:

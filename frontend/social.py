@@ -29,7 +29,7 @@ from games.models import DailyDeal
 from games.ranking import counted
 from leaderboard.selectors import result_shown
 
-from .catalogue import games_catalogue
+from .catalogue import games_catalogue, games_named
 
 WIDTH, HEIGHT = 1200, 630  # the size every preview (OpenGraph, Twitter) takes
 HEADER = "#17202e"  # theme.css --header, as the app's icons
@@ -96,8 +96,8 @@ def day_card(day: dt.date) -> dict[str, str]:
     figures = day_figures(day)
     title = gettext("Daily deals of %(date)s") % {"date": day.isoformat()}
     description = " — ".join(figure_line(f) for f in figures) or gettext(
-        "The daily deal of two patience games, against everyone."
-    )
+        "The daily deals of %(games)s, against everyone."
+    ) % {"games": games_named()}
     return {"title": title, "description": description}
 
 

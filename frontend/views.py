@@ -30,7 +30,7 @@ from kit.api import parse_month
 from kit.http import ApiError
 from leaderboard.selectors import player_get, replays_open_to
 
-from .catalogue import games_catalogue
+from .catalogue import games_catalogue, games_named
 from .loading import (
     STYLESHEET,
     Catalogue,
@@ -344,9 +344,8 @@ def manifest(request: HttpRequest) -> HttpResponse:
     body = {
         "name": gettext("Patience Daily"),
         "short_name": gettext("Patience"),
-        "description": gettext(
-            "The daily deal of Easy Harp and Seahaven Towers, against everyone."
-        ),
+        "description": gettext("The daily deals of %(games)s, against everyone.")
+        % {"games": games_named()},
         "id": "/",
         "start_url": "/",
         "scope": "/",

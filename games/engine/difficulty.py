@@ -23,7 +23,7 @@ daily page may publish them beside the commitment while the day runs:
   strategy rarely wins a whole game (never, on the Easy Harp days measured).
 
 :func:`level` turns them into a level 1-5 (``LEVELS``) by a score compared with
-each variant's thresholds (``THRESHOLDS``), found on real candidate deals
+each variant's cuts (``VariantSpec.levels``, its declaration), found on real candidate deals
 (``bench/difficulty.py``).
 
 The solver and the playouts see every card: in Easy Harp these figures derive
@@ -44,7 +44,7 @@ from typing import Any
 from .actions import Move, Stock, Undo
 from .base import Game
 from .codes import GameCode
-from .registry import new_game, solve
+from .registry import VARIANTS, new_game, solve
 from .solver import Outcome
 
 LEVELS: tuple[str, ...] = ("easy", "moderate", "hard", "tough", "fiendish")
@@ -100,6 +100,9 @@ class Prediction:
     """Cards the playouts brought home, on average (rounded down)."""
     score: float
     level: int
+    calibrated: bool = True
+    """The level comes from the variant's own cuts (``VariantSpec.levels``); False:
+    from the generic ones, a first guess for a variant not yet measured."""
 
     @property
     def name(self) -> str:
@@ -120,28 +123,26 @@ class Prediction:
             "playout_wins": self.playout_wins,
             "playout_home": self.playout_home,
             "score": round(self.score, 3),
+            "calibrated": self.calibrated,
         }
 
 
 # --- the level -------------------------------------------------------------------------
 
-THRESHOLDS: dict[str, tuple[float, float, float, float]] = {
-    "EH1-N": (0.469, 0.504, 0.528, 0.573),
-    "SH1-C4": (0.234, 0.324, 0.35, 0.404),
-    "SH1-C2": (0.286, 0.303, 0.351, 0.38),
-    "SH1-C1": (0.277, 0.35, 0.36, 0.416),
-}
-"""Per variant, the scores (:func:`score`) at which levels 2, 3, 4 and 5 begin.
-
-Found by ``bench/difficulty.py`` (30 dates from 2026-01-01 a variant): it
-predicts the first proven candidate deal of each date (as the daily job picks
-them) and prints the 20th, 40th, 60th and 80th percentiles of their scores —
-so on the variant's own daily deals each level is about a fifth of the days,
-and the level says how this day compares with that variant's other days (the
-variant itself says how hard the game is).
-A variant missing here (a test's game) uses ``DEFAULT_THRESHOLDS``."""
-
 DEFAULT_THRESHOLDS = (0.25, 0.45, 0.60, 0.75)
+"""The cuts of a variant that declares none (``VariantSpec.levels``: a new
+game's, a test's), whose predictions say they are not ``calibrated``. Each
+declared variant's own cuts are found by ``bench/difficulty.py`` (30 dates a
+variant: the 20th, 40th, 60th and 80th percentiles of its first proven
+candidates' scores), so on its own daily deals each level is about a fifth of
+the days — the level says how this day compares with that variant's other
+days, the variant itself how hard the game is."""
+
+
+def variant_levels(variant_id: str) -> tuple[float, ...] | None:
+    """The cuts ``variant_id`` declares (``VariantSpec.levels``), or None."""
+    found = VARIANTS.get(variant_id)
+    return found[1].levels if found else None
 
 
 def score(*, nodes: int, line: int, bound: int, winning: float, home: float) -> float:
@@ -323,8 +324,10 @@ def predict_game(
         winning=winning / len(children) if children else 0.0,
         home=sum(home) / (len(home) * bound) if home and bound else 0.0,
     )
+    declared = variant_levels(start.code.variant_id)
+    calibrated = thresholds is not None or declared is not None
     if thresholds is None:
-        thresholds = THRESHOLDS.get(start.code.variant_id, DEFAULT_THRESHOLDS)
+        thresholds = declared or DEFAULT_THRESHOLDS
     return Prediction(
         True,
         proof.nodes,
@@ -338,13 +341,13 @@ def predict_game(
         sum(home) // len(home) if home else 0,
         value,
         level(value, thresholds),
+        calibrated,
     )
 
 
 __all__ = [
     "LEVELS",
     "PLAYOUTS",
-    "THRESHOLDS",
     "Prediction",
     "level",
     "playout",
@@ -352,4 +355,5 @@ __all__ = [
     "predict",
     "predict_game",
     "score",
+    "variant_levels",
 ]

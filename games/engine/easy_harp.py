@@ -168,6 +168,7 @@ EASY_HARP = GameSpec(
             # ``bench/solver.py``: deals are solved in a median of 3k positions,
             # the slowest of 50 in 50k.
             effort=Effort(nodes=60_000, candidates=20, seconds=60),
+            levels=(0.469, 0.504, 0.528, 0.573),
         ),
     ),
 )

@@ -164,6 +164,7 @@ SEAHAVEN = GameSpec(
             choice=gettext_noop("4 · Easy"),
             effort=Effort(nodes=200_000, candidates=20, seconds=60),
             cells=4,
+            levels=(0.234, 0.324, 0.35, 0.404),
         ),
         VariantSpec(
             letter="C2",
@@ -172,6 +173,7 @@ SEAHAVEN = GameSpec(
             choice=gettext_noop("2 · Medium"),
             effort=Effort(nodes=100_000, candidates=200, seconds=60),
             cells=2,
+            levels=(0.286, 0.303, 0.351, 0.38),
         ),
         VariantSpec(
             letter="C1",
@@ -180,6 +182,7 @@ SEAHAVEN = GameSpec(
             choice=gettext_noop("1 · Hard"),
             effort=Effort(nodes=100_000, candidates=600, seconds=60),
             cells=1,
+            levels=(0.277, 0.35, 0.36, 0.416),
         ),
     ),
 )

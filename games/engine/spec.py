@@ -86,6 +86,12 @@ class VariantSpec:
     effort: Effort
     cells: int = 0
     """How many cells the variant has (RULES.md B, "Number of cells")."""
+    levels: tuple[float, float, float, float] | None = None
+    """The difficulty scores at which predicted levels 2, 3, 4 and 5 begin
+    (``difficulty.py``), found by ``bench/difficulty.py`` on the variant's own
+    candidate deals — about a fifth of its days at each level. None: not
+    calibrated yet; its predictions use generic cuts and say so
+    (``calibrated`` false), and the day's page says the level is a first guess."""
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ PREDICTED_KEYS = {
     "playout_wins",
     "playout_home",
     "score",
+    "calibrated",
 }
 """What a prediction publishes: counts and a level, nothing else (the attacker
 test reads the running day's answers for exactly these)."""

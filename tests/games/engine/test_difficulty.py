@@ -12,7 +12,6 @@ import pytest
 from games.engine import new_game
 from games.engine.difficulty import (
     LEVELS,
-    THRESHOLDS,
     level,
     playout,
     playouts_home,
@@ -20,8 +19,11 @@ from games.engine.difficulty import (
     predict_game,
     score,
 )
+from games.engine.easy_harp import EASY_HARP
+from games.engine.seahaven import SEAHAVEN
 from tests.support.difficulty import PREDICTED_KEYS
 from tests.support.positions import position
+from tests.support.toy_bakers import BAKERS
 
 SMALL = {"playouts": 6, "first_move_nodes": 2_000}
 
@@ -98,7 +100,9 @@ def test_the_score_grows_with_each_sign_of_difficulty(easier, harder):
 
 
 def test_levels_run_from_easy_to_fiendish_in_order():
-    for cuts in THRESHOLDS.values():
+    declared = [v.levels for spec in (EASY_HARP, SEAHAVEN) for v in spec.variants]
+    assert all(cuts is not None for cuts in declared)  # the service's games are calibrated
+    for cuts in declared:
         assert list(cuts) == sorted(cuts)
         found = [level(value, cuts) for value in (0.0, *cuts, 1.0)]
         assert found == sorted(found) and found[0] == 1 and found[-1] == 5
@@ -109,6 +113,18 @@ def test_the_published_block_is_counts_and_a_level():
     block = predict("SH1-C4-AAAAAAF", **SMALL).to_json()
     assert set(block) == PREDICTED_KEYS
     assert block["name"] in LEVELS
+    assert block["calibrated"] is True  # Seahaven declares its cuts
     for key, value in block.items():
-        if key != "name":
+        if key not in ("name", "calibrated"):
             assert type(value) in (int, float), key
+
+
+def test_a_variant_that_declares_no_cuts_says_its_level_is_a_first_guess():
+    """A new game (the toy Baker's Game, registered for the engine's suite,
+    declares no ``levels``) gets a level from the generic cuts, said as not
+    calibrated — never silently."""
+    variant = BAKERS.variants[0]
+    assert variant.levels is None
+    found = predict(f"{BAKERS.prefix}-{variant.letter}-AAAAAAI", nodes=5_000, **SMALL)
+    assert found.solved  # a toy deal the solver proves within that budget
+    assert found.to_json()["calibrated"] is False and found.level

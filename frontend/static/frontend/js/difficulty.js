@@ -57,6 +57,8 @@ function predictedHtml(p) {
       bound: formatNumber(p.bound),
     }),
   ];
+  // A game whose levels are not measured yet (no cuts of its own declared): said, never silent.
+  if (p.calibrated === false) facts.unshift(gettext("a first guess: this game's levels are not measured on its own deals yet"));
   return `<p class="difficulty-predicted" data-level="${p.level ?? ""}"><strong>${escapeHtml(gettext("Predicted difficulty"))}:</strong> ${pips(p.level ?? 0)} <span class="level-name">${escapeHtml(levelText(p))}</span></p>
     <ul class="difficulty-facts muted small">${facts.map((f) => `<li>${escapeHtml(f)}</li>`).join("")}</ul>`;
 }
