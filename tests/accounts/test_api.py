@@ -4,17 +4,13 @@ usernames, password rules, login throttling, and anonymous access to games."""
 
 from __future__ import annotations
 
-import threading
-from typing import Any
-
 import pytest
 from django.conf import settings
-from django.db import connection
 from rest_framework.test import APIClient
 
 from accounts.models import User
 from games.models import Action, Attempt
-from tests.support.api import DEFAULTS, Client, assert_error, requires_postgres
+from tests.support.api import DEFAULTS, Client, assert_error, requires_postgres, sign_up_at_once
 
 ME = "/api/auth/me/"
 REGISTER = "/api/auth/register/"
@@ -285,29 +281,8 @@ def test_login_with_a_nul_in_the_username_is_a_clean_400(make_player):
 @requires_postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_registrations_differing_in_case_make_one_user():
-    barrier = threading.Barrier(2, timeout=10)
-    results: dict[str, Any] = {}
-
-    def register(name: str) -> None:
-        try:
-            client = Client()
-            barrier.wait()
-            response = client.send(REGISTER, {"username": name, "password": PASSWORD})
-            results[name] = (response.status_code, response.json())
-        except BaseException as exc:  # reported by the main thread
-            results[name] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=register, args=(n,)) for n in ("Zelda", "zelda")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert all(not t.is_alive() for t in threads)
-    assert set(results) == {"Zelda", "zelda"}, results
-    for outcome in results.values():
-        assert not isinstance(outcome, BaseException), outcome
+    sent = sign_up_at_once(["Zelda", "zelda"], PASSWORD)
+    results = {name: (r.status_code, r.json()) for name, r in sent.items()}
     statuses = sorted(status for status, _ in results.values())
     assert statuses == [201, 409], results
     loser = next(body for status, body in results.values() if status == 409)

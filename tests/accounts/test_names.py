@@ -8,19 +8,17 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import Client as DjangoClient
 
 from accounts.models import User
 from accounts.names import username_skeleton
 from deploy.stack import server_env
-from tests.support.api import Client, assert_error, requires_postgres
+from tests.support.api import Client, assert_error, requires_postgres, sign_up_at_once
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTER = "/api/auth/register/"
@@ -96,34 +94,11 @@ def test_accounts_made_outside_sign_up_are_guarded_too(django_user_model):
     assert_error(register("r\u043e\u043et"), 400, "username_confusable")  # Cyrillic o
 
 
-def sign_up_at_once(names: list[str]) -> dict[str, Any]:
-    """Each name registered by a client of its own, all released together."""
-    barrier = threading.Barrier(len(names), timeout=10)
-    results: dict[str, Any] = {}
-
-    def sign_up(name: str) -> None:
-        try:
-            client = Client()
-            barrier.wait()
-            results[name] = client.send(REGISTER, {"username": name, "password": PASSWORD})
-        except BaseException as exc:  # reported by the main thread
-            results[name] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=sign_up, args=(n,)) for n in names]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return results
-
-
 @requires_postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_confusable_sign_ups_at_once_make_one_account():
     for _ in range(3):
-        results = sign_up_at_once(["adam", "\u0430dam"])
+        results = sign_up_at_once(["adam", "\u0430dam"], PASSWORD)
         statuses = sorted(r.status_code for r in results.values())
         assert statuses == [201, 400], results
         loser = next(r for r in results.values() if r.status_code == 400)

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import threading
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from accounts import reminders
@@ -19,6 +17,7 @@ from accounts.models import PushSubscription, Reminder, User
 from accounts.reminders import due_at, reminders_send
 from accounts.tasks import send_reminders
 from tests.support.api import Client, assert_error, sign_up
+from tests.support.concurrency import at_once
 from tests.support.push import (  # noqa: F401 (the push fixture)
     BrowserSubscription,
     PushService,
@@ -246,21 +245,7 @@ def test_two_runs_at_once_remind_once(push: PushService):
     client = sign_up("lea", PASSWORD)
     browser = subscribed(client, push)
     now = tomorrow_at(0, 2)
-    barrier = threading.Barrier(2)
-    results: list = []
-
-    def run() -> None:
-        try:
-            barrier.wait(timeout=10)
-            results.append(reminders_send(now=now))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    results = at_once([lambda: reminders_send(now=now)] * 2)
     assert sorted(r.get("sent", 0) for r in results) == [0, 1], results
     assert len(push.to(browser.path)) == 1
 

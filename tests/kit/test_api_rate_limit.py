@@ -9,7 +9,6 @@ import logging
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -26,6 +25,7 @@ from tests.support.api import (
     run_at_once,
     throttle_rates,
 )
+from tests.support.concurrency import at_once
 from tests.support.rates import let_through
 
 
@@ -155,18 +155,7 @@ def test_one_process_is_exact_with_requests_at_once(rates):
     database thread pool): exactly the limit gets through, batches sent or not."""
     assert "actions" in LOCAL_SCOPES
     rates(actions="100/day")  # a day's window does not turn over mid-test
-    barrier = threading.Barrier(8)
-    passed: list[int] = []
-
-    def send() -> None:
-        barrier.wait(timeout=10)
-        passed.append(let_through("actions", "user-exact", 50))
-
-    threads = [threading.Thread(target=send) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    passed = at_once([lambda: let_through("actions", "user-exact", 50)] * 8)
     assert sum(passed) == 100, passed
     with pytest.raises(RateLimited) as raised:
         rate_limit("actions", "user-exact")
@@ -177,6 +166,7 @@ def test_one_process_is_exact_with_requests_at_once(rates):
 PROCESS = """
 import sys, time, django
 django.setup()
+from tests.support.concurrency import at_once
 from tests.support.rates import let_through
 print("ready", flush=True)
 sys.stdin.readline()  # both processes set up: go

@@ -6,11 +6,9 @@ pages dropped, matchings at once racing each seat once, and every refusal."""
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from accounts.models import User
@@ -21,6 +19,7 @@ from leaderboard.quick import FULL, Seat, quick_groups, quick_match, window
 from races.models import Race, Racer
 from races.services import race_leave
 from tests.support.api import assert_error, guest
+from tests.support.concurrency import at_once
 from tests.support.hidden import Wire, code_secrets
 
 WAIT = 20.0
@@ -164,25 +163,8 @@ def test_matchings_at_once_race_each_seat_once():
             for i, u in enumerate(users)
         ]
     )
-    started: list[Race] = []
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(4)
-
-    def match() -> None:
-        try:
-            barrier.wait()
-            started.extend(quick_match(variant="SH1-C4"))
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=match) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not errors, errors
+    matched = at_once([lambda: quick_match(variant="SH1-C4")] * 4, timeout=60)
+    started: list[Race] = [race for races in matched for race in races]
     assert len(started) == 2
     racers = list(Racer.objects.filter(race__quick=True).values_list("player_id", flat=True))
     assert sorted(racers) == sorted(u.pk for u in users)  # each once

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import threading
 
 import pytest
-from django.db import connection
 from django.test import TestCase
 from django.utils import timezone
 
@@ -24,6 +22,7 @@ from races.models import Race
 from races.services import race_create
 from races.signals import race_finished
 from tests.support.api import assert_error
+from tests.support.concurrency import at_once
 
 _names = itertools.count()
 _races = itertools.count(1000)
@@ -108,24 +107,7 @@ def test_two_announcements_at_once_rate_the_race_once():
     a, b, c = racer(), racer(), racer()
     race = next(_races)
     standings = [(a.pk, 1), (b.pk, 2), (c.pk, 3)]
-    barrier = threading.Barrier(2)
-    errors: list[BaseException] = []
-
-    def send() -> None:
-        try:
-            barrier.wait()
-            race_rate(race_id=race, standings=standings, variant="SH1-C4")
-        except BaseException as exc:  # a failure in the thread fails the test below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=send) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    at_once([lambda: race_rate(race_id=race, standings=standings, variant="SH1-C4")] * 2)
     assert RaceRatingChange.objects.filter(race_id=race).count() == 3
     assert [rating_of(u).races for u in (a, b, c)] == [1, 1, 1]
 

@@ -4,7 +4,6 @@ need the real PostgreSQL or Redis."""
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -16,6 +15,7 @@ from rest_framework.test import APIClient
 from games.dailies import daily_deal_get, daily_deal_prepare, deal_get, utc_today
 from games.engine import GameCode
 from kit.api import _parse_rate
+from tests.support.concurrency import at_once
 
 
 def uses_postgres() -> bool:
@@ -74,6 +74,21 @@ def sign_up(name: str, password: str) -> Client:
     assert response.status_code == 201, response.content
     client.username = name  # type: ignore[attr-defined]
     return client
+
+
+def sign_up_at_once(names: list[str], password: str) -> dict[str, Any]:
+    """Each name registered by a client of its own, the requests released together
+    (``at_once``); the responses, by name."""
+    clients = [Client() for _ in names]
+    sent = at_once(
+        [
+            lambda client=client, name=name: client.send(
+                "/api/auth/register/", {"username": name, "password": password}
+            )
+            for client, name in zip(clients, names, strict=True)
+        ]
+    )
+    return dict(zip(names, sent, strict=True))
 
 
 def put_email(client: Client, email: Any, password: str = "correct horse battery") -> Any:
@@ -152,27 +167,13 @@ def act(client: Client, attempt_id: int, seq: int, action: dict[str, Any]) -> An
 
 
 def run_at_once(calls: list[Any]) -> list[Any]:
-    """Run each call in its own thread, all released together; return their results."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
+    """Each request made at the same moment (``at_once``); their (status, body)."""
 
-    def run(index: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            response = calls[index]()
-            results[index] = (response.status_code, response.json())
-        except Exception as exc:  # reported by the assertion below
-            results[index] = exc
-        finally:
-            connection.close()
+    def answer(call: Any) -> tuple[int, Any]:
+        response = call()
+        return response.status_code, response.json()
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert all(not isinstance(r, Exception) and r is not None for r in results), results
-    return results
+    return at_once([lambda call=call: answer(call) for call in calls])
 
 
 DEFAULTS = {
