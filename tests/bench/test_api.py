@@ -10,25 +10,15 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 from deploy.stack import admin_sql
 from tests.support.api import requires_postgres
+from tests.support.stack import ROOT, group_alive
 
 pytestmark = requires_postgres
 
-ROOT = Path(__file__).resolve().parents[2]
 NEWCOMER = ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR")
 """The environment a newcomer's shell passes on: none of the settings the tests set."""
-
-
-def left_behind(group: int) -> bool:
-    """Whether any process of the process group ``group`` is still running."""
-    try:
-        os.killpg(group, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_bench_api_runs_out_of_the_box_and_leaves_nothing_behind() -> None:
@@ -48,9 +38,9 @@ def test_bench_api_runs_out_of_the_box_and_leaves_nothing_behind() -> None:
         assert "actions : 5 of 5 in" in out, out
         for line in ("server time", "round trip", "throughput:", "target server p99"):
             assert line in out, out
-        assert not left_behind(bench.pid), "a process of the bench outlived it"
+        assert not group_alive(bench.pid), "a process of the bench outlived it"
         database = f"patience_bench_{bench.pid}"
         assert not admin_sql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'")
     finally:
-        if left_behind(bench.pid):
+        if group_alive(bench.pid):
             os.killpg(bench.pid, signal.SIGKILL)

@@ -1,16 +1,25 @@
 """The stack (``make stack``: ``python -m deploy.stack``) as a subprocess: the
 checkout it runs from, two consecutive free ports for its two daphnes, its
-output read as it comes, and whether its process group still has a process."""
+output read as it comes, and whether its process group still has a process;
+and ``deploy.stack.Stack`` in process, on a database of a test's own."""
 
 from __future__ import annotations
 
 import os
 import random
 import re
+import secrets
+import signal
 import socket
 import subprocess
+import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from deploy.stack import Stack, drop_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,3 +75,38 @@ def group_alive(group: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def fresh_database(name: str) -> str:
+    """A database name no other run uses: ``patience_<name>_<8 hex digits>``."""
+    return f"patience_{name}_{secrets.token_hex(4)}"
+
+
+def throwaway_stack(name: str, **options: Any) -> Stack:
+    """A ``Stack`` on a fresh database (dropped on exit), with no days' deals
+    queued at its start unless ``prepare=True``; ``options`` are the Stack's."""
+    return Stack(database=fresh_database(name), **{"prepare": False, **options})
+
+
+@contextmanager
+def make_stack(database: str, port: int) -> Iterator[tuple[subprocess.Popen[str], Output]]:
+    """``make stack`` (``python -m deploy.stack --fresh --drop``) on ``database``, its
+    daphnes on ``port`` and ``port + 1``, in a session of its own (every process it
+    starts is in its process group), its output read as it comes. On leaving, any
+    process of the group still running is killed and the database dropped."""
+    command = ["-m", "deploy.stack", "--database", database, "--fresh", "--drop"]
+    stack = subprocess.Popen(
+        [sys.executable, *command, "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield stack, Output(stack)
+    finally:
+        if group_alive(stack.pid):
+            os.killpg(stack.pid, signal.SIGKILL)
+            stack.wait(timeout=10)
+        drop_database(database)

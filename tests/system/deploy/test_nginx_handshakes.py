@@ -7,15 +7,13 @@ and held its event loop, so other players waited 0.6–1.6 s for their acks
 
 from __future__ import annotations
 
-import secrets
-
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from deploy.client import Client
-from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.nginx import requires_nginx
+from tests.support.stack import throwaway_stack
 
 pytestmark = [
     requires_postgres,
@@ -55,14 +53,7 @@ def _player(port: int, name: str) -> tuple[Client, int]:
 
 
 def test_a_sessions_storm_of_handshakes_is_refused_at_nginx_and_others_still_connect() -> None:
-    with Stack(
-        database=f"patience_nginxws_{secrets.token_hex(4)}",
-        daphnes=1,
-        prepare=False,
-        worker=False,
-        beat=False,
-        nginx=True,
-    ) as stack:
+    with throwaway_stack("nginxws", daphnes=1, worker=False, beat=False, nginx=True) as stack:
         port = stack.nginx_port
         assert port is not None
         flooder, flooders_game = _player(port, "flooder")

@@ -14,9 +14,9 @@ import secrets
 import socket
 from http.cookies import SimpleCookie
 
-from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.nginx import requires_nginx
+from tests.support.stack import throwaway_stack
 
 pytestmark = [
     requires_postgres,
@@ -26,9 +26,7 @@ pytestmark = [
 
 
 def test_a_browsers_post_and_socket_through_nginx_on_another_port_are_let_in() -> None:
-    with Stack(
-        database=f"patience_nginxhost_{secrets.token_hex(4)}", daphnes=1, prepare=False, nginx=True
-    ) as stack:
+    with throwaway_stack("nginxhost", daphnes=1, nginx=True) as stack:
         port = stack.nginx_port
         assert port is not None
         site = f"127.0.0.1:{port}"

@@ -14,15 +14,13 @@ import os
 import secrets
 import shutil
 import signal
-import subprocess
-import sys
 
 import pytest
 
 from deploy.client import Client
-from deploy.stack import admin_sql, drop_database
+from deploy.stack import admin_sql
 from tests.support.api import requires_postgres
-from tests.support.stack import ROOT, Output, group_alive, two_free_ports
+from tests.support.stack import fresh_database, group_alive, make_stack, two_free_ports
 from tests.support.waiting import wait_for
 
 pytestmark = [
@@ -42,23 +40,13 @@ def healthy(port: int) -> bool:
 
 
 def test_make_stack_starts_a_killed_daphne_and_worker_again_and_stops_cleanly() -> None:
-    database = f"patience_stack_{secrets.token_hex(4)}"
+    database = fresh_database("stack")
     port = two_free_ports()
-    command = ["-m", "deploy.stack", "--database", database, "--fresh", "--drop"]
-    stack = subprocess.Popen(
-        [sys.executable, *command, "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    output = Output(stack)
+    with make_stack(database, port) as (stack, output):
 
-    def said() -> str:
-        return output.text
+        def said() -> str:
+            return output.text
 
-    try:
         wait_for(lambda: "Ctrl-C stops them all." in output.text, "the stack", UP, said)
         daphne = output.find(rf"^daphne 1: +http://127\.0\.0\.1:{port}/ \(pid (\d+)\)$")
         worker = output.find(r"^worker: +pid (\d+)$")
@@ -93,8 +81,3 @@ def test_make_stack_starts_a_killed_daphne_and_worker_again_and_stops_cleanly() 
         assert stack.wait(timeout=WAIT) == 0, output.text
         wait_for(lambda: not group_alive(stack.pid), "every process to stop", 20, said)
         assert not admin_sql(f"SELECT 1 FROM pg_database WHERE datname = '{database}'")
-    finally:
-        if group_alive(stack.pid):
-            os.killpg(stack.pid, signal.SIGKILL)
-            stack.wait(timeout=10)
-        drop_database(database)

@@ -10,20 +10,16 @@ after 46-196 s. The seconds to ``/readyz`` are printed (the issue's target: 15).
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from deploy.client import Client
-from deploy.stack import drop_database
 from tests.support.api import requires_postgres
-from tests.support.stack import ROOT, Output, group_alive, two_free_ports
+from tests.support.stack import fresh_database, make_stack, two_free_ports
 from tests.support.waiting import wait_for
 
 pytestmark = [
@@ -60,20 +56,10 @@ def heavy_worker_of(database: str) -> int | None:
 
 
 def test_the_stack_answers_while_todays_deals_are_being_dealt() -> None:
-    database = f"patience_stack_{secrets.token_hex(4)}"
+    database = fresh_database("stack")
     port = two_free_ports()
     started = time.monotonic()
-    command = ["-m", "deploy.stack", "--database", database, "--fresh", "--drop"]
-    stack = subprocess.Popen(
-        [sys.executable, *command, "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    output = Output(stack)
-    try:
+    with make_stack(database, port) as (stack, output):
         # The heavy worker held (SIGSTOP) as soon as it exists, seconds before it
         # can take a task: a quiet machine deals today's four deals before the
         # first /readyz, and what is tested is that the service does not wait
@@ -108,8 +94,3 @@ def test_the_stack_answers_while_todays_deals_are_being_dealt() -> None:
         assert dealt.body["deals"] and all(deal["proven"] for deal in dealt.body["deals"])
         stack.send_signal(signal.SIGTERM)
         assert stack.wait(timeout=60) == 0, output.text
-    finally:
-        if group_alive(stack.pid):
-            os.killpg(stack.pid, signal.SIGKILL)
-            stack.wait(timeout=10)
-        drop_database(database)

@@ -40,6 +40,7 @@ from deploy.client import Client
 from deploy.stack import PGBOUNCER, Stack
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import close_quietly, open_socket, sign_up
+from tests.support.stack import throwaway_stack
 
 pytestmark = [
     requires_postgres,
@@ -261,12 +262,11 @@ def probe(browser: Client, path: str) -> tuple[float, float, int]:
 def test_a_stall_behind_pgbouncer_is_answered_quickly_and_loses_nothing(
     tmp_path: Path,
 ) -> None:
-    with Stack(
-        database=f"patience_stall_{secrets.token_hex(4)}",
+    with throwaway_stack(
+        "stall",
         daphnes=1,
         worker=False,
         beat=False,
-        prepare=False,
         pgbouncer=True,
         extra={"REGISTER_RATE": "1000/min", "LOG_LEVEL": "WARNING"},
         logs=tmp_path / "stack",

@@ -51,6 +51,7 @@ from deploy.client import Client
 from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import session_cookie, sign_up
+from tests.support.stack import throwaway_stack
 
 pytestmark = [requires_postgres, requires_redis]
 
@@ -65,11 +66,10 @@ RETRY_CODES = {"unavailable"}  # the refusal an outage may cause: nothing was ch
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
-    with Stack(
-        database=f"patience_faults_{secrets.token_hex(4)}",
+    with throwaway_stack(
+        "faults",
         daphnes=2,
         beat=False,
-        prepare=False,
         extra={"REGISTER_RATE": "1000/min", "LOG_LEVEL": "WARNING"},
         logs=tmp_path_factory.mktemp("stack"),
     ) as running:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import datetime as dt
 import http.client
 import re
-import secrets
 import signal
 import socket
 import struct
@@ -40,6 +39,7 @@ from celery import Celery
 from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.nginx import requires_nginx
+from tests.support.stack import throwaway_stack
 from tests.support.waiting import wait_for
 
 pytestmark = [
@@ -137,13 +137,7 @@ def paused(stack: Stack) -> Iterator[None]:
 
 def test_no_log_of_the_stack_names_a_client_after_a_flood_and_errors(tmp_path: Path) -> None:
     logs = tmp_path / "stack"
-    with Stack(
-        database=f"patience_logaddr_{secrets.token_hex(4)}",
-        daphnes=2,
-        prepare=False,
-        nginx=True,
-        logs=logs,
-    ) as stack:
+    with throwaway_stack("logaddr", daphnes=2, nginx=True, logs=logs) as stack:
         assert stack.nginx_port is not None
         doors = [stack.nginx_port, *stack.ports]  # through nginx, and straight at each daphne
         today = dt.datetime.now(dt.UTC).date().isoformat()
