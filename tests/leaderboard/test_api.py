@@ -18,7 +18,7 @@ from accounts.models import User
 from games.models import Attempt, DailyDeal
 from games.services import _create_attempt
 from tests.support.api import assert_error
-from tests.support.results import daily_of, finished, record, user_of
+from tests.support.results import daily_of, finished, record, streak, user_of
 
 ROW_KEYS = {"rank", "player", "won", "score", "ms", "moves", "verified", "pending", "replay"}
 BOARD_KEYS = {
@@ -369,7 +369,7 @@ def test_player_record_counts_and_streaks(anon, make_player):
     seahaven = data["variants"]["SH1-C4"]
     assert (seahaven["played"], seahaven["won"], seahaven["best_ms"]) == (2, 1, 120_000)
     assert seahaven["win_rate"] == pytest.approx(0.5)
-    assert data["streak"] == {"current": 2, "longest": 3, "tokens": 0, "frozen": []}
+    assert data["streak"] == streak(2, 3)
     # A failed replay check is no disqualification (fair-play review): none listed.
     assert (data["disqualified"], data["disqualifications"]) == (0, [])
 
@@ -383,44 +383,28 @@ def test_best_score_and_fastest_win_of_one_variant(anon, make_player):
     assert (sh1["best_score"], sh1["best_ms"], sh1["win_rate"]) == (700, 30_000, 1.0)
 
 
-def test_a_streak_ending_yesterday_is_current(anon, make_player):
+@pytest.mark.parametrize(
+    ("wins", "current", "longest"),
+    [
+        pytest.param(
+            [("SH1-C2", 3), ("SH1-C2", 2), ("SH1-C2", 1)], 3, 3, id="ending-yesterday-is-current"
+        ),
+        pytest.param(
+            [("SH1-C2", 6), ("SH1-C2", 4), ("SH1-C2", 2)], 0, 1, id="a-gap-of-two-days-breaks-it"
+        ),
+        pytest.param(
+            [("EH1-N", 1), ("SH1-C4", 0), ("SH1-C1", 0)], 2, 2, id="wins-in-different-variants"
+        ),
+    ],
+)
+def test_the_streak_counts_days_won_in_a_row(anon, make_player, wins, current, longest):
+    """A streak ending yesterday is current; a gap of two days breaks it; wins in
+    different variants make one streak (two on one day count one day)."""
     client = make_player()
     user = user_of(client)
-    for days_ago in (3, 2, 1):
-        finished(user, daily_of("SH1-C2", days_ago=days_ago))
-    assert record(anon, client.username)["streak"] == {
-        "current": 3,
-        "longest": 3,
-        "tokens": 0,
-        "frozen": [],
-    }
-
-
-def test_a_gap_of_two_days_breaks_the_streak(anon, make_player):
-    client = make_player()
-    user = user_of(client)
-    for days_ago in (6, 4, 2):
-        finished(user, daily_of("SH1-C2", days_ago=days_ago))
-    assert record(anon, client.username)["streak"] == {
-        "current": 0,
-        "longest": 1,
-        "tokens": 0,
-        "frozen": [],
-    }
-
-
-def test_wins_in_different_variants_make_one_streak(anon, make_player):
-    client = make_player()
-    user = user_of(client)
-    finished(user, daily_of("EH1-N", days_ago=1))
-    finished(user, daily_of("SH1-C4", days_ago=0))
-    finished(user, daily_of("SH1-C1", days_ago=0))
-    assert record(anon, client.username)["streak"] == {
-        "current": 2,
-        "longest": 2,
-        "tokens": 0,
-        "frozen": [],
-    }
+    for variant, days_ago in wins:
+        finished(user, daily_of(variant, days_ago=days_ago))
+    assert record(anon, client.username)["streak"] == streak(current, longest)
 
 
 def test_a_player_with_nothing_finished(anon, make_player):
@@ -428,7 +412,7 @@ def test_a_player_with_nothing_finished(anon, make_player):
     _create_attempt(player=user_of(client), deal=daily_of().deal, daily=daily_of(), ranked=True)
     data = record(anon, client.username)
     assert (data["played"], data["won"], data["variants"]) == (0, 0, {})
-    assert data["streak"] == {"current": 0, "longest": 0, "tokens": 0, "frozen": []}
+    assert data["streak"] == streak(0, 0)
     assert (data["disqualified"], data["disqualifications"]) == (0, [])
 
 

@@ -20,7 +20,7 @@ from games.models import Attempt
 from games.services import _create_attempt
 from tests.support.api import assert_error
 from tests.support.days import month_of
-from tests.support.results import daily_of, finished, record, user_of
+from tests.support.results import daily_of, finished, record, streak, user_of
 
 
 def first_of_previous_month(months: int = 1) -> dt.date:
@@ -214,12 +214,7 @@ def test_a_disqualified_win_breaks_the_streak_on_the_calendar_too(anon, make_pla
         finished(user, daily_of("SH1-C4", days_ago))
     middle = Attempt.objects.get(player=user, daily=daily_of("SH1-C4", 2))
     Attempt.objects.filter(pk=middle.pk).update(disqualified=True)
-    assert record(anon, client.username)["streak"] == {
-        "current": 1,
-        "longest": 1,
-        "tokens": 0,
-        "frozen": [],
-    }
+    assert record(anon, client.username)["streak"] == streak(1, 1)
     two_ago = (utc_today() - dt.timedelta(days=2)).isoformat()
     data = calendar(anon, client.username, two_ago[:7])
     assert by_date(data)[two_ago]["results"] == {"SH1-C4": "disqualified"}

@@ -11,7 +11,7 @@ from typing import Any
 
 from games.dailies import utc_today
 from games.models import Attempt
-from tests.support.results import daily_of, finished, record, user_of
+from tests.support.results import daily_of, finished, record, streak, user_of
 
 
 def iso(days_ago: int) -> str:
@@ -37,12 +37,7 @@ def test_ten_days_won_then_one_missed_is_frozen_in_the_record_and_calendar(anon,
     win_days(user, list(range(13, 3, -1)))  # ten days: the token comes with the 10th (4 ago)
     finished(user, daily_of("SH1-C4", 3), won=False)  # lost, not won: the day is missed
     win_days(user, [2, 1])
-    assert record(anon, client.username)["streak"] == {
-        "current": 12,
-        "longest": 12,
-        "tokens": 0,
-        "frozen": [iso(3)],
-    }
+    assert record(anon, client.username)["streak"] == streak(12, 12, frozen=[iso(3)])
     for viewer in (anon, client):  # a player's calendar is public, as its results are
         days = calendar(viewer, client.username, iso(3))
         assert days[iso(3)]["frozen"] is True
@@ -58,12 +53,7 @@ def test_a_token_held_shows_in_the_record(anon, make_player):
     client = make_player()
     user = user_of(client)
     win_days(user, list(range(10, 0, -1)))
-    assert record(anon, client.username)["streak"] == {
-        "current": 10,
-        "longest": 10,
-        "tokens": 1,
-        "frozen": [],
-    }
+    assert record(anon, client.username)["streak"] == streak(10, 10, tokens=1)
 
 
 def test_only_counted_wins_earn_tokens(anon, make_player):
@@ -73,12 +63,7 @@ def test_only_counted_wins_earn_tokens(anon, make_player):
     user = user_of(client)
     win_days(user, list(range(10, 0, -1)))
     Attempt.objects.filter(player=user, daily=daily_of("SH1-C4", 5)).update(disqualified=True)
-    assert record(anon, client.username)["streak"] == {
-        "current": 4,
-        "longest": 5,
-        "tokens": 0,
-        "frozen": [],
-    }
+    assert record(anon, client.username)["streak"] == streak(4, 5)
     Attempt.objects.filter(player=user, daily=daily_of("SH1-C4", 5)).update(disqualified=False)
     Attempt.objects.filter(player=user, daily=daily_of("SH1-C4", 2)).update(verified=False)
     assert record(anon, client.username)["streak"]["tokens"] == 0

@@ -10,27 +10,31 @@ import pytest
 
 from races import services
 from tests.support.api import act
-from tests.support.search import find_win
+from tests.support.races import WIN_CODE, create, get, post, win_line
 
-WIN_CODE = "SH1-C4-AAAAAAE"  # tests/support/search.py wins it at once
+
+def started(host, *joiners) -> str:
+    """A race on ``WIN_CODE`` that ``host`` opens, ``joiners`` join and ``host``
+    starts (no countdown: the tests set none); its slug."""
+    slug = create(host, {"code": WIN_CODE})["id"]
+    for joiner in joiners:
+        post(joiner, slug, "join")
+    post(host, slug, "start")
+    return slug
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_race_played_to_its_end_is_rated(make_player, anon, monkeypatch):
     monkeypatch.setattr(services, "COUNTDOWN", dt.timedelta(0))
     host, rival = make_player(), make_player()
-    slug = host.send("/api/races/", {"code": WIN_CODE}).json()["id"]
-    assert rival.send(f"/api/races/{slug}/join/").status_code == 200
-    assert host.send(f"/api/races/{slug}/start/").status_code == 200
+    slug = started(host, rival)
     assert anon.get(f"/api/races/{slug}/ratings/").json() == {
         "race": slug,
         "rated": False,
         "changes": [],
     }
-    mine = host.get(f"/api/races/{slug}/").json()["you"]["attempt"]
-    theirs = rival.get(f"/api/races/{slug}/").json()["you"]["attempt"]
-    line = find_win(WIN_CODE)
-    assert line is not None
+    mine, theirs = get(host, slug)["you"]["attempt"], get(rival, slug)["you"]["attempt"]
+    line = win_line()
     for seq, move in enumerate(line):
         assert act(host, mine, seq, move.to_json()).status_code == 200
     assert act(rival, theirs, 0, line[0].to_json()).status_code == 200  # rival played
@@ -63,16 +67,10 @@ def test_a_racer_who_never_moved_is_not_rated_nor_beaten(make_player, anon, monk
     opponent beaten; with one racer left who moved, the race is not rated."""
     monkeypatch.setattr(services, "COUNTDOWN", dt.timedelta(0))
     host, idle, rival = make_player(), make_player(), make_player()
-    slug = host.send("/api/races/", {"code": WIN_CODE}).json()["id"]
-    for joiner in (idle, rival):
-        assert joiner.send(f"/api/races/{slug}/join/").status_code == 200
-    assert host.send(f"/api/races/{slug}/start/").status_code == 200
-    attempt = {
-        p: p.get(f"/api/races/{slug}/").json()["you"]["attempt"] for p in (host, idle, rival)
-    }
-    line = find_win(WIN_CODE)
-    assert line is not None
-    assert idle.send(f"/api/races/{slug}/leave/").status_code == 200
+    slug = started(host, idle, rival)
+    attempt = {p: get(p, slug)["you"]["attempt"] for p in (host, idle, rival)}
+    line = win_line()
+    post(idle, slug, "leave")
     assert act(rival, attempt[rival], 0, line[0].to_json()).status_code == 200
     assert rival.send(f"/api/games/{attempt[rival]}/resign/").status_code == 200
     for seq, move in enumerate(line):
@@ -91,13 +89,10 @@ def test_a_racer_who_never_moved_is_not_rated_nor_beaten(make_player, anon, monk
 def test_a_race_where_only_one_racer_moved_is_not_rated(make_player, anon, monkeypatch):
     monkeypatch.setattr(services, "COUNTDOWN", dt.timedelta(0))
     host, idle = make_player(), make_player()
-    slug = host.send("/api/races/", {"code": WIN_CODE}).json()["id"]
-    assert idle.send(f"/api/races/{slug}/join/").status_code == 200
-    assert host.send(f"/api/races/{slug}/start/").status_code == 200
-    mine = host.get(f"/api/races/{slug}/").json()["you"]["attempt"]
-    assert idle.send(f"/api/races/{slug}/leave/").status_code == 200
-    line = find_win(WIN_CODE)
-    assert line is not None
+    slug = started(host, idle)
+    mine = get(host, slug)["you"]["attempt"]
+    post(idle, slug, "leave")
+    line = win_line()
     for seq, move in enumerate(line):
         assert act(host, mine, seq, move.to_json()).status_code == 200
     assert anon.get(f"/api/races/{slug}/").json()["status"] == "finished"

@@ -19,29 +19,9 @@ from games.engine import GameCode
 from games.models import Attempt, DailyDeal
 from games.services import _create_attempt
 from tests.support.api import assert_error, legacy_daily_practice
-from tests.support.results import daily_of, finished, record, user_of
+from tests.support.results import daily_of, finished, practised, record, user_of
 
 WOULD_RANK = "/api/leaderboard/would-rank/{}/"
-
-
-def practised(
-    user: User,
-    daily: DailyDeal,
-    *,
-    won: bool = True,
-    score: int = 500,
-    ms: int = 60_000,
-    moves: int = 100,
-    status: str | None = None,
-) -> Attempt:
-    """A practice of ``daily``'s deal, started by its code after the day (so tied to
-    no daily, as ``attempt_start`` makes it) and finished now."""
-    attempt = _create_attempt(player=user, deal=daily.deal, daily=None, ranked=False)
-    attempt.status = status or (Attempt.Status.WON if won else Attempt.Status.RESIGNED)
-    attempt.won, attempt.score, attempt.elapsed_ms, attempt.moves = won, score, ms, moves
-    attempt.finished_at = timezone.now()
-    attempt.save()
-    return attempt
 
 
 def would_rank(client: Any, attempt: Attempt | int) -> dict[str, Any]:
