@@ -68,6 +68,17 @@ def guess(client: Client, username: str, address: int, password: str = "wrong gu
     )
 
 
+def locked_by_an_attacker(rates: Any, username: str) -> Client:
+    """The account's budget (3 an hour) spent by guesses from six addresses: the
+    attacker's next guess, from another address, is throttled. The attacker."""
+    rates(**{"login-account": "3/hour"})
+    attacker = Client()
+    for address in range(6):
+        guess(attacker, username, address)
+    assert_error(guess(attacker, username, 50), 429, "throttled")
+    return attacker
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("exists", [True, False])
 def test_one_account_guessed_from_many_addresses_is_limited_before_hashing(
@@ -127,11 +138,7 @@ def test_the_owner_signs_in_from_a_known_browser_while_the_account_is_attacked(m
     known = owner.cookies["known_device"]
     assert known["httponly"] and known["samesite"] == "Lax"
     owner.send("/api/auth/logout/")
-    rates(**{"login-account": "3/hour"})
-    attacker = Client()
-    for address in range(6):
-        guess(attacker, "owned", address)
-    assert_error(guess(attacker, "owned", 50), 429, "throttled")
+    attacker = locked_by_an_attacker(rates, "owned")
     response = guess(owner, "Owned", 60, "correct horse battery")
     assert response.status_code == 200, response.content
     # The cookie is the owner's for that account only, and cannot be forged.
@@ -146,11 +153,7 @@ def test_the_browser_that_signed_up_is_known_to_the_new_account(make_player, rat
     owner = make_player("newcomer")
     assert "known_device" in owner.cookies
     owner.send("/api/auth/logout/")
-    rates(**{"login-account": "3/hour"})
-    attacker = Client()
-    for address in range(6):
-        guess(attacker, "newcomer", address)
-    assert_error(guess(attacker, "newcomer", 50), 429, "throttled")
+    locked_by_an_attacker(rates, "newcomer")
     response = guess(owner, "newcomer", 60, "correct horse battery")
     assert response.status_code == 200, response.content
 

@@ -24,6 +24,15 @@ def join(client: Any, code: str) -> Any:
     return client.send("/api/clubs/join/", {"code": code})
 
 
+def club_with_member(make_player: Any) -> tuple[Client, Client, dict[str, Any]]:
+    """A club its owner made and another player joined: owner, member, club."""
+    owner, member = make_player(), make_player()
+    club = make_club(owner)
+    joined = join(member, club["code"])
+    assert joined.status_code == 200, joined.content
+    return owner, member, club
+
+
 def board(client: Any, daily: Any, **query: Any) -> Any:
     return client.get(f"/api/leaderboard/{daily.date.isoformat()}/{daily.variant}/", query)
 
@@ -105,9 +114,7 @@ def test_a_wrong_code_is_404(player):
 
 
 def test_the_owner_cannot_leave_but_hands_over(make_player):
-    owner, member = make_player(), make_player()
-    club = make_club(owner)
-    join(member, club["code"])
+    owner, member, club = club_with_member(make_player)
     slug = club["slug"]
     assert_error(owner.post(f"/api/clubs/{slug}/leave/"), 409, "owner_cannot_leave")
     assert_error(
@@ -133,9 +140,7 @@ def test_renewing_the_code_invalidates_the_old_one(make_player):
 
 
 def test_remove_a_member_renews_the_code(make_player):
-    owner, member = make_player(), make_player()
-    club = make_club(owner)
-    join(member, club["code"])
+    owner, member, club = club_with_member(make_player)
     slug = club["slug"]
     assert_error(member.delete(f"/api/clubs/{slug}/members/{owner.username}/"), 403, "not_owner")
     assert_error(owner.delete(f"/api/clubs/{slug}/members/{owner.username}/"), 409)
@@ -147,9 +152,7 @@ def test_remove_a_member_renews_the_code(make_player):
 
 
 def test_delete_a_club(make_player):
-    owner, member = make_player(), make_player()
-    club = make_club(owner)
-    join(member, club["code"])
+    owner, member, club = club_with_member(make_player)
     assert_error(member.delete(f"/api/clubs/{club['slug']}/"), 403, "not_owner")
     assert owner.delete(f"/api/clubs/{club['slug']}/").status_code == 204
     assert not Club.objects.exists() and not Membership.objects.exists()

@@ -100,6 +100,16 @@ def verify_day(data: bytes, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return verify_day_command(path)
 
 
+def closed_and_built(daily: DailyDeal, capture: Any) -> DayResults:
+    """The day's game still open closed (its commit callbacks run), then the
+    day's file built: its first issue."""
+    with capture(execute=True):
+        attempts_close_stale()
+    first = day_results_build(daily_id=daily.pk)
+    assert first is not None
+    return first
+
+
 def test_the_closed_day_file_is_the_board_and_verify_day_passes(
     day, anon, tmp_path, django_capture_on_commit_callbacks
 ):
@@ -179,10 +189,8 @@ def test_a_staff_decision_rebuilds_the_file_and_its_hash(
 ):
     daily, date = day["daily"], day["date"]
     winner = day["players"][0]
-    with django_capture_on_commit_callbacks(execute=True):
-        attempts_close_stale()
-    first = day_results_build(daily_id=daily.pk)
-    assert first is not None and first.count == 4
+    first = closed_and_built(daily, django_capture_on_commit_callbacks)
+    assert first.count == 4
     won = Attempt.objects.get(daily=daily, player__username=winner.username)
     staff = make_staff()
 
@@ -222,10 +230,8 @@ def test_a_deletion_reissues_the_file_naming_the_player_as_the_board_does(
     daily, date = day["daily"], day["date"]
     winner = day["players"][0]
     former = winner.get("/api/auth/me/").json()["username"]
-    with django_capture_on_commit_callbacks(execute=True):
-        attempts_close_stale()
-    first = day_results_build(daily_id=daily.pk)
-    assert first is not None and former.encode() in gzip.decompress(first.data)
+    first = closed_and_built(daily, django_capture_on_commit_callbacks)
+    assert former.encode() in gzip.decompress(first.data)
 
     with django_capture_on_commit_callbacks(execute=True):
         delete_account(winner)
@@ -257,10 +263,7 @@ def test_a_reissue_whose_task_was_lost_is_caught_up_by_the_hourly_job(
     daily, date = day["daily"], day["date"]
     winner = day["players"][0]
     former = winner.get("/api/auth/me/").json()["username"]
-    with django_capture_on_commit_callbacks(execute=True):
-        attempts_close_stale()
-    first = day_results_build(daily_id=daily.pk)
-    assert first is not None
+    first = closed_and_built(daily, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=False):
         delete_account(winner)
     due = DayResults.objects.get(daily=daily)

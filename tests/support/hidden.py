@@ -7,11 +7,15 @@ leak only when every copy of it is hidden; the views are checked position by
 position, and any run of two or more hidden cards in their order (or reversed)
 is a leak wherever it shows. Shared by ``tests/games/test_api_anticheat.py`` (HTTP)
 and ``tests/system/hostile/test_hidden_information.py`` (HTTP and websockets).
+
+Also what the fair-daily attacks share: a daily prepared as the job prepares
+it, its deal swapped for another, a page's link-preview cards, a bare PNG.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import random
 import re
@@ -19,11 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
+from PIL import Image
+
 from games.dailies import daily_deal_prepare, utc_today
 from games.engine import Game, GameCode, load_game
 from games.models import Attempt, DailyDeal
 
 CARD = re.compile(r"(?<![A-Za-z0-9])[A2-9TJQK][SHDC](?![A-Za-z0-9])")
+CARD_META = re.compile(r'<meta (?:property="og:[^"]+"|name="(?:twitter:[^"]+|description)") [^>]*>')
 
 
 def engine_state(attempt_id: int) -> Game:
@@ -213,6 +221,30 @@ def prepared(variant: str, date: dt.date | None = None) -> DailyDeal:
 
 def secrets_of(daily: DailyDeal) -> list[str]:
     return code_secrets(daily.deal.code)
+
+
+def swap_deal(running: DailyDeal) -> None:
+    """Another deal under ``running`` (the next day's, as the job prepares it),
+    everything public about the day left as it was; the cache cleared, so that
+    what a page or image shows next is drawn again."""
+    other = prepared(running.variant, running.date + dt.timedelta(days=1))
+    assert other.deal.code != running.deal.code
+    running.deal, running.proof, running.par = other.deal, other.proof, other.par
+    running.save(update_fields=["deal", "proof", "par"])
+    cache.clear()
+
+
+def meta_cards(html: bytes) -> str:
+    """A page's link-preview cards: its OpenGraph, Twitter and description tags."""
+    return "\n".join(CARD_META.findall(html.decode()))
+
+
+def assert_bare_png(image: bytes, where: str) -> None:
+    """``image`` is a PNG with no text chunk, nor any metadata but its
+    resolution, gamma and colour space."""
+    with Image.open(io.BytesIO(image)) as png:
+        assert png.format == "PNG" and not png.info.get("text"), (where, png.info)
+        assert not {k for k in png.info if k not in ("dpi", "gamma", "srgb")}, (where, png.info)
 
 
 @dataclass

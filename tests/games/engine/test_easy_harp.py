@@ -533,21 +533,30 @@ def test_c18_undo_of_a_non_scoring_return_keeps_the_mark():
     assert game.score == 10
 
 
-def test_c3_waste_to_column_five_points_each_time():
-    """RULES.md C3: +5 for every card moved from the waste to a column."""
-    game = eh(w="7H 8H 9S", t1="TD", t2="8C")
-    game.apply(Move("w", "t1"))
-    game.apply(Move("w", "t1"))
-    game.apply(Move("w", "t2"))
-    assert game.score == 15
-
-
-def test_c3_waste_points_only_for_the_move_from_the_waste():
-    """RULES.md C3: a waste card that later leaves the column does not earn again."""
-    game = eh(w="7H", t1="8S", t2="8C")
-    game.apply(Move("w", "t1"))
-    game.apply(Move("t1", "t2"))
-    assert game.score == 5
+@pytest.mark.parametrize(
+    ("piles", "moves", "score"),
+    [
+        pytest.param(
+            {"w": "7H 8H 9S", "t1": "TD", "t2": "8C"},
+            [("w", "t1"), ("w", "t1"), ("w", "t2")],
+            15,
+            id="five-points-each-time",
+        ),
+        pytest.param(
+            {"w": "7H", "t1": "8S", "t2": "8C"},
+            [("w", "t1"), ("t1", "t2")],
+            5,
+            id="only-for-the-move-from-the-waste",
+        ),
+    ],
+)
+def test_c3_waste_to_column_five_points(piles, moves, score):
+    """RULES.md C3: +5 for every card moved from the waste to a column; a waste
+    card that later leaves the column does not earn again."""
+    game = eh(**piles)
+    for source, target in moves:
+        game.apply(Move(source, target))
+    assert game.score == score
 
 
 def test_c3_score_never_below_zero_in_random_play():

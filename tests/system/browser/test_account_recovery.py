@@ -59,12 +59,25 @@ def follow(page, message) -> None:
 def through_form(page, path: str, name: str, password: str = PASSWORD, email: str = "") -> None:
     """Sign up (``/signup/``) or in (``/login/``) on ``page`` as a player would."""
     page.goto(path)
+    submit_form(page, name, password, email)
+
+
+def submit_form(page, name: str, password: str, email: str = "") -> None:
+    """The sign-up or sign-in form on ``page`` filled and sent: the home page next."""
     page.fill("#username", name)
     page.fill("#password", password)
     if email:
         page.fill("#email", email)
     page.click("#auth-submit")
     page.wait_for_url(at("/"))
+
+
+def sign_in_after_the_reset(page, name: str) -> None:
+    """The reset page's "sign in" link leads to the sign-in page, where the new
+    password signs in."""
+    page.click("#reset-signin a")
+    page.wait_for_url(at("/login/"))
+    submit_form(page, name, NEW_PASSWORD)
 
 
 def test_a_forgotten_password_is_reset_through_the_mail(new_page, mail_server):
@@ -102,12 +115,7 @@ def test_a_forgotten_password_is_reset_through_the_mail(new_page, mail_server):
     # The first browser's session ended with the old password.
     assert api(page, "GET", "/api/auth/me/")["authenticated"] is False
 
-    other.click("#reset-signin a")
-    other.wait_for_url(at("/login/"))
-    other.fill("#username", name)
-    other.fill("#password", NEW_PASSWORD)
-    other.click("#auth-submit")
-    other.wait_for_url(at("/"))
+    sign_in_after_the_reset(other, name)
     assert api(other, "GET", "/api/auth/me/")["username"] == name
 
     # The link works once.
@@ -202,12 +210,7 @@ def test_it_wasnt_me_secures_the_account_from_the_notice(new_page, mail_server):
     owner.wait_for_selector("#reset-signin:not([hidden])")
     assert api(intruder, "GET", "/api/auth/me/")["authenticated"] is False
 
-    owner.click("#reset-signin a")
-    owner.wait_for_url(at("/login/"))
-    owner.fill("#username", name)
-    owner.fill("#password", NEW_PASSWORD)
-    owner.click("#auth-submit")
-    owner.wait_for_url(at("/"))
+    sign_in_after_the_reset(owner, name)
     me = api(owner, "GET", "/api/auth/me/")
     assert (me["username"], me["email"], me["email_verified"]) == (name, email, True)
 

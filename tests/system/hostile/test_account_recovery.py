@@ -13,21 +13,13 @@ from django.contrib.auth.tokens import default_token_generator
 from accounts.models import User
 from accounts.tokens import reset_uid
 from tests.support.api import Client, assert_error, put_email, sign_up, throttle_rates
-from tests.support.smtp import Mailbox, link, link_query, smtp_server  # noqa: F401 (smtp fixture)
+from tests.support.smtp import Mailbox, link, link_query, smtp_server, with_verified_email  # noqa: F401 (smtp fixture)
 
 PASSWORD = "correct horse battery"
 NEW = "staple battery horse"
 RESET = "/api/auth/password/reset/"
 CONFIRM = "/api/auth/password/reset/confirm/"
 pytestmark = pytest.mark.django_db(transaction=True)  # mails go after the commit
-
-
-def with_verified_email(name: str, email: str, smtp: Mailbox) -> Client:
-    client = sign_up(name, PASSWORD)
-    put_email(client, email)
-    token = link_query(smtp.wait_for(email))["token"]
-    assert client.send("/api/auth/email/verify/", {"token": token}).status_code == 200
-    return client
 
 
 def reset_link(smtp: Mailbox, email: str, *, count: int = 1, **target: str) -> dict[str, str]:

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from accounts.models import User
-from tests.support.api import Client, assert_error, put_email, sign_up
-from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (smtp fixture)
+from tests.support.api import Client, assert_error, put_email
+from tests.support.smtp import Mailbox, body, link, link_query, smtp_server, with_verified_email  # noqa: F401 (smtp fixture)
 
 PASSWORD = "correct horse battery"
 INTRUDER = "staple battery horse"
@@ -22,14 +22,6 @@ SECURE = "/api/auth/secure/"
 RESET = "/api/auth/password/reset/"
 CONFIRM = "/api/auth/password/reset/confirm/"
 pytestmark = pytest.mark.django_db(transaction=True)  # mails go after the commit
-
-
-def owner_with_verified_email(name: str, email: str, smtp: Mailbox) -> Client:
-    client = sign_up(name, PASSWORD)
-    assert put_email(client, email).status_code == 200
-    token = link_query(smtp.wait_for(email))["token"]
-    assert client.send("/api/auth/email/verify/", {"token": token}).status_code == 200
-    return client
 
 
 def borrowed(session: Client) -> Client:
@@ -53,7 +45,7 @@ def test_a_borrowed_session_cannot_take_the_account(smtp: Mailbox):
     """The takeover of the issue, step by step: change the email to the
     attacker's, verify it, ask for a reset. Each step that needs the account's
     recovery is refused without the password; the reset still goes to the owner."""
-    owner = owner_with_verified_email("ada", "ada@example.org", smtp)
+    owner = with_verified_email("ada", "ada@example.org", smtp)
     thief = borrowed(owner)
     assert signed_in_as(thief) == "ada"
 
@@ -77,7 +69,7 @@ def test_a_borrowed_session_cannot_take_the_account(smtp: Mailbox):
 
 
 def test_this_wasnt_me_undoes_an_intruder_who_knew_the_password(smtp: Mailbox):
-    owner = owner_with_verified_email("bea", "bea@example.org", smtp)
+    owner = with_verified_email("bea", "bea@example.org", smtp)
     intruder = Client()
     assert (
         intruder.send("/api/auth/login/", {"username": "bea", "password": PASSWORD}).status_code
@@ -131,7 +123,7 @@ def test_this_wasnt_me_undoes_an_intruder_who_knew_the_password(smtp: Mailbox):
 
 
 def test_a_password_change_notice_undoes_the_change(smtp: Mailbox):
-    owner_with_verified_email("cat", "cat@example.org", smtp)
+    with_verified_email("cat", "cat@example.org", smtp)
     intruder = Client()
     intruder.send("/api/auth/login/", {"username": "cat", "password": PASSWORD})
     assert (
@@ -146,7 +138,7 @@ def test_a_password_change_notice_undoes_the_change(smtp: Mailbox):
 
 
 def test_a_forged_expired_or_foreign_link_changes_nothing(smtp: Mailbox, settings):
-    owner_with_verified_email("dan", "dan@example.org", smtp)
+    with_verified_email("dan", "dan@example.org", smtp)
     intruder = Client()
     intruder.send("/api/auth/login/", {"username": "dan", "password": PASSWORD})
     token = link_query(smtp.wait_for("dan@example.org", count=2))["token"]
@@ -160,7 +152,7 @@ def test_a_forged_expired_or_foreign_link_changes_nothing(smtp: Mailbox, setting
 
 
 def test_no_notice_from_the_owners_browser_or_when_turned_off(smtp: Mailbox, settings):
-    owner = owner_with_verified_email("eli", "eli@example.org", smtp)
+    owner = with_verified_email("eli", "eli@example.org", smtp)
     owner.send("/api/auth/logout/")
     assert (
         owner.send("/api/auth/login/", {"username": "eli", "password": PASSWORD}).status_code == 200

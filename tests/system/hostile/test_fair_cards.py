@@ -14,23 +14,11 @@ figures only, not from anything the deal decides.
 
 from __future__ import annotations
 
-import datetime as dt
-import io
-import re
-
-from django.core.cache import cache
-from PIL import Image
-
 from games.dailies import utc_today
 from tests.support.api import win_daily
-from tests.support.hidden import Wire, prepared
+from tests.support.hidden import Wire, assert_bare_png, meta_cards, prepared, swap_deal
 
 VARIANTS = ("SH1-C4", "EH1-N")
-CARD = re.compile(r'<meta (?:property="og:[^"]+"|name="(?:twitter:[^"]+|description)") [^>]*>')
-
-
-def cards(html: bytes) -> str:
-    return "\n".join(CARD.findall(html.decode()))
 
 
 def test_a_running_days_cards_and_image_hold_nothing_of_its_deals(make_player, anon):
@@ -47,23 +35,16 @@ def test_a_running_days_cards_and_image_hold_nothing_of_its_deals(make_player, a
             image = wire.http(f"{who} {language} image", client.get(f"/og/{today}.png"))
             assert page.status_code == 200 and image.status_code == 200
             assert 'property="og:image"' in page.content.decode()
-            with Image.open(io.BytesIO(image.content)) as png:
-                assert png.format == "PNG" and not png.info.get("text"), png.info
-                assert not {k for k in png.info if k not in ("dpi", "gamma", "srgb")}, png.info
-            seen[f"{who} {language}"] = (cards(page.content), image.content)
+            assert_bare_png(image.content, f"{who} {language}")
+            seen[f"{who} {language}"] = (meta_cards(page.content), image.content)
     for daily in dailies:
         wire.assert_never_named(daily)
 
     # Another deal under today's Seahaven daily; its public figures unchanged.
-    other = prepared("SH1-C4", today + dt.timedelta(days=1))
-    running = dailies[0]
-    assert other.deal.code != running.deal.code
-    running.deal, running.proof, running.par = other.deal, other.proof, other.par
-    running.save(update_fields=["deal", "proof", "par"])
-    cache.clear()
+    swap_deal(dailies[0])
     for language in ("en", "bg"):
         for who, client in (("visitor", anon), ("winner", winner)):
             client.cookies["django_language"] = language
             page = client.get(f"/daily/{today}/")
             image = client.get(f"/og/{today}.png")
-            assert (cards(page.content), image.content) == seen[f"{who} {language}"], who
+            assert (meta_cards(page.content), image.content) == seen[f"{who} {language}"], who
