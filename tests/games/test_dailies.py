@@ -25,7 +25,7 @@ from games.dailies import (
     daily_deal_prepare,
     daily_deals_prepare,
 )
-from games.engine import GameCode, replay
+from games.engine import ALL_VARIANTS, GameCode, replay
 from games.models import DailyDeal, Deal
 
 DAY = dt.date(2026, 11, 29)
@@ -51,7 +51,7 @@ def test_candidates_are_secret_long_codes_not_public_numbered_deals():
     """RULES.md C2b: a daily is a 26-character key — HMAC-SHA256 of the date,
     variant and index under DAILY_DEAL_SECRET, its first 128 bits — never one of
     the million numbered deals anyone can index."""
-    for variant in ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"):
+    for variant in ALL_VARIANTS:
         for index, text in enumerate(first(20, DAY, variant)):
             code = GameCode.parse(text)
             assert code.long and code.variant_id == variant and len(code.deal) == 26
@@ -104,7 +104,7 @@ def test_the_hard_variant_settles_many_candidates_and_finds_a_winnable_one():
 
 def test_preparing_twice_changes_nothing():
     days = daily_deals_prepare(start=DAY, days=1)
-    assert [d.variant for d in days] == ["EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"]
+    assert [d.variant for d in days] == list(ALL_VARIANTS)
     before = list(DailyDeal.objects.order_by("pk").values())
     deals = Deal.objects.count()
     again = daily_deals_prepare(start=DAY, days=1)
@@ -158,9 +158,9 @@ def test_the_command_prepares_and_reports():
     out = StringIO()
     call_command("prepare_dailies", "--date", DAY.isoformat(), "--days", "1", stdout=out)
     lines = out.getvalue().splitlines()
-    assert len(lines) == 4
+    assert len(lines) == len(ALL_VARIANTS)
     assert all(line.startswith(DAY.isoformat()) for line in lines)
-    assert DailyDeal.objects.filter(date=DAY).count() == 4
+    assert DailyDeal.objects.filter(date=DAY).count() == len(ALL_VARIANTS)
     # A past day is named by its code; a day not over only by its commitment.
     assert all(d.deal.code in out.getvalue() for d in DailyDeal.objects.filter(date=DAY))
     today = dt.datetime.now(dt.UTC).date()

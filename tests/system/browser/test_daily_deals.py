@@ -18,12 +18,12 @@ import json
 import re
 from pathlib import Path
 
-from games.engine import new_game
+from games.engine import ALL_VARIANTS, new_game
 from games.engine.cli import main as engine_cli
 from tests.support.browser import assert_board_is, open_daily, resign, screenshot, sign_up
 from tests.support.days import today
 
-VARIANTS = ["EH1-N", "SH1-C4", "SH1-C2", "SH1-C1"]
+VARIANTS = list(ALL_VARIANTS)
 
 
 def sha256(text: str) -> str:

@@ -49,6 +49,7 @@ from websockets.typing import Origin
 
 from deploy.client import Client
 from deploy.stack import Stack
+from games.engine import ALL_VARIANTS
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import session_cookie, sign_up
 from tests.support.stack import throwaway_stack
@@ -56,7 +57,7 @@ from tests.support.stack import throwaway_stack
 pytestmark = [requires_postgres, requires_redis]
 
 PLAYERS = 24
-VARIANTS = ("EH1-N", "SH1-C4", "SH1-C2", "SH1-C1")
+VARIANTS = ALL_VARIANTS
 BEFORE = 8  # acks each player has had, on average, when the fault strikes
 AFTER = 10  # acks each player must have once the fault is over
 WATCHED = 4  # players whose game a spectator on the other daphne follows
