@@ -47,10 +47,20 @@ def frame(kind: str, *, texts: dict[str, str] | None = None, **fields: Any) -> s
     ``texts`` JSON already encoded (an object encoded once per change, for every
     socket), spliced in as they are. The one way a message wraps such a text
     (issue 40: envelopes were hand-built in three modules)."""
-    parts = [f'"type":{encode(kind)}']
-    parts += [f"{encode(key)}:{encode(value)}" for key, value in fields.items()]
-    parts += [f"{encode(key)}:{text}" for key, text in (texts or {}).items()]
+    parts = [f'"type":"{kind}"']  # the kinds and keys are our own names: no escaping
+    parts += [f'"{key}":{_encoded(value)}' for key, value in fields.items()]
+    parts += [f'"{key}":{text}' for key, text in (texts or {}).items()]
     return "{" + ",".join(parts) + "}"
+
+
+def _encoded(value: Any) -> str:
+    """``encode(value)``; an int or a bool (a ``v``, a ``seq``, ``duplicate``: in
+    every action's answer) without the encoder."""
+    if type(value) is int:
+        return str(value)
+    if type(value) is bool:
+        return "true" if value else "false"
+    return encode(value)
 
 
 def spliced(obj: str, **fields: Any) -> str:
@@ -58,7 +68,7 @@ def spliced(obj: str, **fields: Any) -> str:
     decoding it (a socket's own ``you`` in a race encoded once for all)."""
     if not (obj.startswith("{") and obj.endswith("}")):
         raise ValueError("spliced: not an encoded object")
-    added = ",".join(f"{encode(key)}:{encode(value)}" for key, value in fields.items())
+    added = ",".join(f'"{key}":{_encoded(value)}' for key, value in fields.items())
     if not added:
         return obj
     return f"{obj[:-1]},{added}}}" if obj != "{}" else f"{{{added}}}"
