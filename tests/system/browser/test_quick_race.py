@@ -1,6 +1,6 @@
 """Quick race in real browsers (issue 39, deliverable 4): five players, one at
 each of the five sizes, tap Quick race in the lobby and, once the queue's wait
-is over (``QUICK_RACE_WAIT``: 6 s on the browser server), all five are on the
+is over (``QUICK_RACE_WAIT``: 10 s on the browser server), all five are on the
 board of one started, rated race — titled as the race, its chips counting each
 racer's progress. A signed-out visitor is offered an account instead of a seat.
 The window fits every screen."""
