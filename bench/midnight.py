@@ -125,8 +125,9 @@ def yesterday(*, analyses: int, reminders: int, tag: str) -> dict[str, Any]:
 
     from accounts.models import Reminder, User
     from bench.postmortem import lost_line
-    from games import dailies, services, tasks
+    from games import dailies, followups, services
     from games.models import Attempt
+    from kit.commits import Followups
 
     today = dailies.utc_today()
     day = today - dt.timedelta(days=1)
@@ -141,8 +142,9 @@ def yesterday(*, analyses: int, reminders: int, tag: str) -> dict[str, Any]:
     # now, the checks marked done below.
     with (
         mock.patch.object(services, "utc_today", lambda: day),
-        mock.patch.object(tasks, "queue_on_commit", lambda *args: None),
-        mock.patch.object(tasks, "queue_proof", lambda *args: None),
+        mock.patch.object(Followups, "queue", lambda *args: None),
+        mock.patch.object(followups, "queue_now", lambda *args: None),
+        mock.patch.object(followups, "queue_proof", lambda *args: None),
     ):
         for n in range(math.ceil(analyses / len(deals))):
             player = User.objects.create_user(f"mn{tag}y{n}")  # no password: never signs in

@@ -91,7 +91,7 @@ class GamesConfig(AppConfig):
         from accounts.signals import guest_claimed, guest_games_expiring, guests_purging
 
         # The engine's errors said as the kit's refusals, for every door.
-        # The jobs' receivers of the services' signals (games/signals.py).
+        # The jobs, registered: the services queue them by name (games/followups.py).
         from . import (
             errors,  # noqa: F401
             tasks,  # noqa: F401

@@ -13,7 +13,7 @@ import datetime as dt
 
 from games.engine import Game
 from kit.broadcast import publish
-from kit.commits import after_commit
+from kit.commits import Followups
 
 from . import events
 from .models import Attempt
@@ -28,15 +28,18 @@ def leaderboard_group(date: dt.date, variant: str) -> str:
     return f"leaderboard.{date.isoformat()}.{variant}"
 
 
-def game_published(attempt: Attempt, game: Game, *, origin: str | None = None) -> str:
+def game_published(
+    attempt: Attempt, game: Game, after: Followups, *, origin: str | None = None
+) -> str:
     """Inside the transaction: encode the attempt as its player sees it (and as a
     spectator does) once, and have the ``state`` event sent to the game's
-    sockets after commit — never for a change rolled back — but not to
-    ``origin``, the socket whose message made the change (its answer carries the
-    same object). Returns the player's encoded attempt object, for the answer."""
+    sockets at the commit of ``after``'s change — never for a change rolled back
+    — but not to ``origin``, the socket whose message made the change (its
+    answer carries the same object). Returns the player's encoded attempt
+    object, for the answer."""
     text = events.game_text(attempt_json(attempt, viewer=attempt.player, game=game))
     group, v = game_group(attempt.pk), attempt.seq
-    after_commit(
+    after.at_commit(
         lambda: publish(
             group, events.state(v, text.player), watcher=events.state(v, text.watcher), skip=origin
         )

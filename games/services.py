@@ -22,7 +22,6 @@ from django.utils import timezone
 from accounts.models import User
 from games.engine import (
     EngineError,
-    Game,
     GameCode,
     load_game,
     new_game,
@@ -30,11 +29,12 @@ from games.engine import (
 )
 from games.engine.solver import Outcome
 from kit import logs
-from kit.commits import after_commit
+from kit.commits import Followups
 from kit.errors import Conflict, Invalid, Refusal, as_refusal
 
-from . import events, realtime, signals, store
+from . import events, realtime, store
 from .dailies import daily_deal_get, daily_deals_open, day_end, deal_get, utc_today
+from .followups import attempt_changed, attempt_checked, result_changed
 from .models import Action, Attempt, DailyDeal, Deal
 from .practice import practice_deal_draw
 from .selectors import attempt_check_player, attempt_json
@@ -165,24 +165,6 @@ def _finish(attempt: Attempt, status: str, now: dt.datetime) -> None:
     attempt.elapsed_ms = attempt.ms_since_start(now)
 
 
-def _announce(attempt: Attempt, game: Game, origin: str | None = None) -> str:
-    """Inside the transaction: the ``state`` event to the game's sockets but
-    ``origin`` (``realtime.game_published``, after commit); a ranked result for the
-    day's leaderboard, and a finished attempt or a position worth a dead-end
-    proof for the jobs that check and prove them (``games/signals.py``).
-    Returns the player's encoded attempt object, for the answer."""
-    text = realtime.game_published(attempt, game, origin=origin)
-    if attempt.sealed:  # in a race (races/): its progress, computed from this game
-        signals.announce_sealed_on_commit(attempt, game)
-    if attempt.finished:
-        if attempt.ranked:
-            signals.announce_result_on_commit(attempt)
-        signals.announce(signals.attempt_finished, attempt)
-    elif game.worth_proving_lost():
-        signals.announce(signals.position_worth_proving, attempt)
-    return text
-
-
 class ActionRefused(Refusal):
     """A refusal of one action (a kind of ``kit.errors``: this class is mixed into
     it, see ``_refused``), knowing what it refused: ``seq``, and ``action`` as the
@@ -276,9 +258,9 @@ def _swapped(
         attempt=attempt, was=was, seq=seq, now=now, game=game, sent=sent, resolved=resolved_json
     ):
         return None  # the row moved (another process, a job): the cached game is stale
-    game_text = _announce(attempt, game, origin)
+    game_text = attempt_changed(attempt, game, origin=origin)
     if not attempt.finished:
-        store.GAMES.put(attempt, game)
+        store.GAMES.put(attempt, game)  # committed already (autocommit)
     return Applied(attempt, False, game_text, sent)
 
 
@@ -340,9 +322,7 @@ def attempt_apply_action(
             store.action_write(
                 attempt=attempt, seq=seq, now=now, game=game, sent=sent, resolved=resolved.to_json()
             )
-            game_text = _announce(attempt, game, origin)
-            if not attempt.finished:
-                after_commit(lambda: store.GAMES.put(attempt, game))
+            game_text = attempt_changed(attempt, game, origin=origin, keep=True)
     except Exception as exc:
         refused = _refused(exc, seq=seq, action=sent)
         if refused is exc:
@@ -361,7 +341,7 @@ def attempt_resign(*, attempt_id: int, player: User, origin: str | None = None) 
         game = store.game_of(attempt)
         _finish(attempt, Attempt.Status.RESIGNED, timezone.now())
         attempt.save(update_fields=FINISH_FIELDS)
-        game_text = _announce(attempt, game, origin)
+        game_text = attempt_changed(attempt, game, origin=origin)
     return Applied(attempt, False, game_text, {"type": "resign"})
 
 
@@ -411,9 +391,10 @@ def attempts_claim(*, guest: User, account: User) -> dict[str, list[Any]]:
             attempt.player = account
             claimed.append(attempt.pk)
             if attempt.ranked and attempt.finished:
-                signals.announce_result_on_commit(attempt)
-                if attempt.verified is not None:  # checked: review it again, as the account's
-                    signals.announce(signals.ranked_attempt_checked, attempt)
+                with Followups() as after:
+                    result_changed(after, attempt)
+                    if attempt.verified is not None:  # checked: review it again, as the account's
+                        attempt_checked(after, attempt)
     return {"claimed": sorted(claimed), "kept": kept}
 
 
@@ -523,11 +504,12 @@ def attempt_verify(*, attempt_id: int) -> bool | None:
             .filter(Q(verified__isnull=True) | Q(verified=not verified))
             .update(verified=verified)
         )
-        if changed and attempt.ranked:
-            attempt.verified = verified
-            signals.announce_result_on_commit(attempt)
         if attempt.ranked:
-            signals.announce(signals.ranked_attempt_checked, attempt)
+            with Followups() as after:
+                if changed:
+                    attempt.verified = verified
+                    result_changed(after, attempt)
+                attempt_checked(after, attempt)
     return verified
 
 
@@ -564,7 +546,7 @@ def attempts_close_stale(*, now: dt.datetime | None = None) -> int:
             end = min(now, day_end(attempt.daily.date)) if attempt.daily else now
             _finish(attempt, Attempt.Status.ABANDONED, end)
             attempt.save(update_fields=FINISH_FIELDS)
-            _announce(attempt, store.game_of(attempt))
+            attempt_changed(attempt, store.game_of(attempt))
             closed += 1
     return closed
 
@@ -599,5 +581,6 @@ def attempt_prove_lost(*, attempt_id: int, seq: int | None = None) -> bool:
         ):
             return False  # the player moved on meanwhile
         attempt.lost_seq = seq
-        realtime.game_published(attempt, game)
+        with Followups() as after:
+            realtime.game_published(attempt, game, after)
     return True

@@ -1,14 +1,13 @@
 """Background jobs (Celery). Each takes ids, calls one service and is safe to run
 twice; the schedule of the periodic ones is ``CELERY_BEAT_SCHEDULE`` in
-``config/settings.py``. The services ask for jobs by sending the signals of
-``games/signals.py``; the receivers at the end of this module queue them
-(connected when the app is ready, ``games/apps.py``)."""
+``config/schedule.py``. The services ask for jobs by name, with the change that
+sets them off (``games/followups.py``, ``games/proofs.py``): the names are
+these tasks' own."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -16,12 +15,10 @@ from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, connection
-from django.dispatch import receiver
 from django.utils import timezone
-from django_redis import get_redis_connection
 
 from games.engine import ALL_VARIANTS
-from kit.commits import after_commit, queue_on_commit
+from kit.commits import Followups
 
 from . import (
     afterday,
@@ -34,8 +31,8 @@ from . import (
     partitions,
     practice,
     privacy,
+    proofs,
     services,
-    signals,
 )
 from .models import Attempt, DayResults
 
@@ -54,95 +51,6 @@ DATABASE_RETRY: dict[str, Any] = {
 docs/operations.md, "Bounded waits"): 5 s, 10 s, … up to 5 min apart, about half
 an hour in all. Each is idempotent, so a second run changes nothing twice; the
 periodic jobs catch up what still fails after that."""
-
-
-PROOF_PENDING_S = 300
-"""At most this long one queued proof keeps others of its attempt off the queue
-(a lost message must not silence the attempt's proofs for good)."""
-
-
-def _proof_key(attempt_id: int) -> str:
-    return f"proof-pending:{attempt_id}"
-
-
-PROOF_BATCH_S = 0.25
-"""The dead-end proofs a process wants are sent together, this long after the first."""
-PROOF_BATCH_MAX = 8
-"""Proofs a job carries at most: a batch of more is split, so the heavy workers'
-processes share it (each proof searches ``services.PROOF_NODES``, ~1 s at most)."""
-
-
-class _Proofs:
-    """The attempts whose positions this process wants proved, sent together:
-    one Redis round trip marks the batch's attempts pending (one pending proof
-    an attempt, however long the queue lags) and one job carries those newly
-    marked (``prove_lost_each``) — off every action's path, so an action that
-    reaches a tight position costs its door a set insertion (issue 38)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.wanted: set[int] = set()
-        self.armed = False
-        self.sending = 0  # batches taken, not yet handed to the broker
-
-    def want(self, attempt_id: int) -> None:
-        with self.lock:
-            self.wanted.add(attempt_id)
-            arm, self.armed = not self.armed, True
-        if arm:
-            timer = threading.Timer(PROOF_BATCH_S, self.send)
-            timer.daemon = True
-            timer.start()
-
-    def send(self) -> None:
-        with self.lock:
-            wanted, self.wanted, self.armed = sorted(self.wanted), set(), False
-            self.sending += 1
-        try:
-            fresh = _marked_pending(wanted)
-            for start in range(0, len(fresh), PROOF_BATCH_MAX):
-                prove_lost_each.delay(fresh[start : start + PROOF_BATCH_MAX])
-        except Exception:
-            log.warning("proofs of %s not queued: the broker did not answer", wanted)
-        finally:
-            with self.lock:
-                self.sending -= 1
-
-
-_PROOFS = _Proofs()
-
-
-def _marked_pending(attempt_ids: list[int]) -> list[int]:
-    """Those of ``attempt_ids`` with no proof pending, marked pending now: one
-    round trip (``SET NX`` each, pipelined) in the shared cache."""
-    client = get_redis_connection("default")
-    pipe = client.pipeline(transaction=False)
-    for attempt_id in attempt_ids:
-        pipe.set(cache.make_key(_proof_key(attempt_id)), 1, nx=True, ex=PROOF_PENDING_S)
-    return [a for a, made in zip(attempt_ids, pipe.execute(), strict=True) if made]
-
-
-def queue_proof(attempt_id: int) -> None:
-    """On commit, queue the dead-end proof of an attempt's position — coalesced: at
-    most one is pending per attempt (a key in the shared cache says so), and it
-    runs on the position the attempt has when a worker takes it, so a queue
-    that lags behind a player moving with full cells holds one proof of theirs,
-    not one an action. With a broker the process's wanted proofs go together
-    (``_Proofs``); in process (CELERY_EAGER, the embedded default) each runs
-    after its answer. Like ``queue_on_commit``, a broker or cache that does not
-    answer is a warning: a proof is only ever a bonus (issue 5)."""
-    if not prove_lost_each.app.conf.task_always_eager:
-        after_commit(lambda: _PROOFS.want(attempt_id))
-        return
-
-    def send() -> None:
-        try:
-            if cache.add(_proof_key(attempt_id), 1, timeout=PROOF_PENDING_S):
-                prove_lost.delay(attempt_id)
-        except Exception:
-            log.warning("proof of %s not queued: the broker did not answer", attempt_id)
-
-    after_commit(send, after_answer=True)
 
 
 @shared_task
@@ -261,7 +169,7 @@ def purge_old_addresses() -> int:
 
 @shared_task(**DATABASE_RETRY)
 def prove_lost(attempt_id: int, seq: int | None = None) -> bool:
-    """``seq`` None (as ``queue_proof`` sends): the position the attempt has now;
+    """``seq`` None (as ``proofs.queue_proof`` sends): the position the attempt has now;
     actions from here on queue a proof of their own."""
     return (
         _prove_pending(attempt_id)
@@ -274,15 +182,15 @@ def _prove_pending(attempt_id: int) -> bool:
     """The pending proof of the attempt's position now: its mark cleared first,
     so actions from here on queue a proof of their own."""
     try:
-        cache.delete(_proof_key(attempt_id))
-    except Exception:  # the key expires by itself (PROOF_PENDING_S); prove anyway
+        cache.delete(proofs.proof_key(attempt_id))
+    except Exception:  # the key expires by itself (proofs.PROOF_PENDING_S); prove anyway
         log.warning("proof of %s: the cache did not answer", attempt_id)
     return services.attempt_prove_lost(attempt_id=attempt_id)
 
 
 @shared_task(soft_time_limit=60, time_limit=90)
 def prove_lost_each(attempt_ids: list[int]) -> int:
-    """Proofs ``queue_proof`` sent together (``PROOF_BATCH_MAX`` at most, about a
+    """Proofs ``proofs.queue_proof`` sent together (``proofs.PROOF_BATCH_MAX`` at most, about a
     second each), each as ``prove_lost`` sends them; a failure is logged and the
     others run (the pending mark expires, a later action asks again). Returns how
     many proved a dead end."""
@@ -384,39 +292,9 @@ def predict_daily_deal(daily_id: int) -> bool:
     return daily is not None and daily.predicted is not None
 
 
-# --- what the services ask for (games/signals.py) -----------------------------------------
-
-
-@receiver(signals.attempt_finished, dispatch_uid="games.tasks.verify_finished")
-def _verify_finished(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
-    queue_on_commit(verify_attempt, attempt.pk)
-
-
-@receiver(signals.ranked_attempt_checked, dispatch_uid="games.tasks.review_checked")
-def _review_checked(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
-    queue_on_commit(review_attempt, attempt.pk)
-    if settings.FAIRPLAY_KNEW and knowledge.hides_cards(attempt):
-        queue_on_commit(judge_knowledge, attempt.pk)
-
-
-@receiver(signals.position_worth_proving, dispatch_uid="games.tasks.prove_position")
-def _prove_position(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
-    queue_proof(attempt.pk)
-
-
-@receiver(signals.result_changed, dispatch_uid="games.tasks.rebuild_day_results")
-def _rebuild_day_results(sender: type[Attempt], *, attempt: Attempt, **kwargs: Any) -> None:
-    """A result changed on a day that is over and whose file is built (a staff
-    decision, a late replay check): build it again. One indexed query per
-    ranked result that changes; a running day has no file, so never more."""
-    if not attempt.ranked or attempt.daily_id is None:
-        return
-    for daily_id in dayfile.day_results_due(daily_ids=[attempt.daily_id], reason="changed"):
-        queue_on_commit(build_day_results, daily_id, True, "changed")
-
-
 def reissue_day_results(*, daily_ids: list[int]) -> None:
     """Once committed, build again the files ``day_results_due`` marked (the
     hourly ``after_the_day`` catches up any whose task was lost)."""
-    for daily_id in daily_ids:
-        queue_on_commit(build_day_results, daily_id, True)
+    with Followups() as after:
+        for daily_id in daily_ids:
+            after.queue(build_day_results, daily_id, True)

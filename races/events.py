@@ -30,11 +30,11 @@ def start_frame(event: dict[str, Any], viewer_id: int | None) -> str:
     return frame("start", starts_at=event["starts_at"], attempt=attempt)
 
 
-def progress_frame(entries: list[str]) -> str | None:
-    """One ``progress`` frame of racers' entries (each ``{"v", "racer"}``)."""
-    if not entries:
-        return None
+def progress_frame(entries: list[str], places: dict[str, int]) -> str:
+    """One ``progress`` frame of racers' entries (each ``{"v", "racer"}``): the
+    racers who moved, and ``places``, every racer's place now (player → place,
+    ``races.selectors.race_places``)."""
     decoded = [json.loads(e) for e in entries]
     racers = [d["racer"] for d in decoded]
     v = max(d["v"] for d in decoded)
-    return frame("progress", v=v, racers=racers)
+    return frame("progress", v=v, racers=racers, places=places)

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -128,10 +129,8 @@ def standing_key(racer: Racer) -> tuple[int, ...]:
     """Winners by time; then the others by cards home (more first), then by when
     they reached that count (``home_ms``, earlier first) — never by when they
     stopped: a resignation's moment breaks no tie (PRODUCT.md, anti-cheat); a
-    racer who left before moving last. While a race runs, the pages place its
-    racers live in this same order from the progress they hold (race.js
-    ``standingKey``; tests/system/browser/test_race.py checks the two agree): a
-    change here is a change there."""
+    racer who left before moving last. While a race runs, its racers are placed
+    live in this same order, from the progress the room shows (``_places``)."""
     elapsed = racer.elapsed_ms if racer.elapsed_ms is not None else 2**62
     shown = racer.progress or {}
     if racer.status == Racer.Status.WON:
@@ -231,15 +230,15 @@ def race_deal_named(race: Race) -> bool:
     return not sealed_secret(game_class(race.deal.code), sealed=race.status == Race.Status.RUNNING)
 
 
-def race_view(race: Race) -> RaceView:
-    """The race JSON of ``race`` (docs/api.md, "Race rooms"). While it runs, each
-    racer's progress is the latest the server computed from their checked
-    actions (kept by ``races.progress``; read from the stored game when not kept)."""
-    racers = list(Racer.objects.filter(race=race).select_related("player"))
-    now = timezone.now()
+def _shown(race: Race, racers: list[Racer], now: dt.datetime) -> dict[int, dict[str, Any]]:
+    """Each racer's progress as the room shows it now, by racer pk: while the race
+    runs, the latest the server computed from a racer's checked actions (kept by
+    ``races.progress``; read from the stored game when not kept), their clock
+    running; else, and for a racer done, as stored."""
     running = race.status == Race.Status.RUNNING
     kept: dict[str, Any] = {}
-    live = [r.attempt_id for r in racers if r.status == Racer.Status.RACING and r.attempt_id]
+    racing = [r for r in racers if r.status == Racer.Status.RACING and r.attempt_id]
+    live = [r.attempt_id for r in racing if r.moves]  # one who has not moved: none kept
     if running and live:
         try:
             kept = cache.get_many([PROGRESS_KEY.format(a) for a in live])
@@ -248,27 +247,75 @@ def race_view(race: Race) -> RaceView:
     missing = [a for a in live if PROGRESS_KEY.format(a) not in kept]
     stored = {a.pk: a for a in Attempt.objects.filter(pk__in=missing)} if missing else {}
     zero = _zero(race)
-    # A guest is shown by number in the room ("Guest 2"), its made-up name saying nothing.
-    guests = sorted((r for r in racers if r.player.is_guest), key=lambda r: (r.joined_at, r.pk))
-    numbers = {r.pk: n for n, r in enumerate(guests, start=1)}
-    entries = []
+    shown: dict[int, dict[str, Any]] = {}
     for racer in racers:
         if racer.status == Racer.Status.RACING and racer.attempt_id:
             found = kept.get(PROGRESS_KEY.format(racer.attempt_id))
             if found is None and racer.attempt_id in stored:
                 found = racer_progress(stored[racer.attempt_id], now)
-            shown = dict(found or zero)
+            shown[racer.pk] = dict(found or zero)
             if race.starts_at is not None:  # the clock runs for everyone still racing
-                shown["elapsed_ms"] = max(0, int((now - race.starts_at).total_seconds() * 1000))
+                clock = int((now - race.starts_at).total_seconds() * 1000)
+                shown[racer.pk]["elapsed_ms"] = max(0, clock)
         else:
-            shown = racer.progress or zero
+            shown[racer.pk] = racer.progress or zero
+    return shown
+
+
+def _places(race: Race, racers: list[Racer], shown: dict[int, dict[str, Any]]) -> dict[int, int]:
+    """Each racer's place, by racer pk: once the race is over, the stored one;
+    while it runs, live — the standings of the progress shown (one order, live
+    and final: the pages place no one themselves); none before the start."""
+    if race.status == Race.Status.FINISHED:
+        return {r.pk: r.place for r in racers if r.place is not None}
+    if race.status != Race.Status.RUNNING:
+        return {}
+    return standings(
+        [
+            Racer(pk=r.pk, status=r.status, elapsed_ms=r.elapsed_ms, progress=shown[r.pk])
+            for r in racers
+        ]
+    )
+
+
+def _racers(*related: str, **where: Any) -> list[Racer]:
+    """The racers ``where`` says, each with its player (and ``related``) and
+    ``moves``: how many actions its game took (0: none, or no game yet)."""
+    racers = Racer.objects.filter(**where).select_related("player", *related)
+    return list(racers.annotate(moves=Coalesce("attempt__seq", 0)))
+
+
+def race_places(*, slug: str) -> dict[str, int]:
+    """The places of a running race's racers now, by player name (the ``progress``
+    frame's ``places``: a frame names the racers who moved, its places the whole
+    field); none once it is not running. Two reads: the racers, the progress kept
+    of those who moved."""
+    racers = _racers("race__deal", race__slug=slug, race__status=Race.Status.RUNNING)
+    if not racers:
+        return {}
+    race = racers[0].race
+    places = _places(race, racers, _shown(race, racers, timezone.now()))
+    return {r.player.get_username(): places[r.pk] for r in racers}
+
+
+def race_view(race: Race) -> RaceView:
+    """The race JSON of ``race`` (docs/api.md, "Race rooms"), each racer with
+    their progress and place as the room shows them (``_shown``, ``_places``)."""
+    racers = _racers(race=race)
+    shown = _shown(race, racers, timezone.now())
+    places = _places(race, racers, shown)
+    # A guest is shown by number in the room ("Guest 2"), its made-up name saying nothing.
+    guests = sorted((r for r in racers if r.player.is_guest), key=lambda r: (r.joined_at, r.pk))
+    numbers = {r.pk: n for n, r in enumerate(guests, start=1)}
+    entries = []
+    for racer in racers:
         entries.append(
             {
                 "player": racer.player.get_username(),
                 "guest": numbers.get(racer.pk),
                 "status": racer.status,
-                "place": racer.place,
-                "progress": shown,
+                "place": places.get(racer.pk),
+                "progress": shown[racer.pk],
                 "joined_at": _iso(racer.joined_at),
                 "finished_at": _iso(racer.finished_at),
                 # Every racer's replay, once the race is over (issue 29).

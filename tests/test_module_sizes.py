@@ -32,7 +32,6 @@ STILL_OVER = {
     "games/engine/base.py": 686,
     # Every setting, each read from the environment here and nowhere else.
     "config/settings.py": 623,
-    "games/services.py": 603,
 }
 """Over the limit today (2026-12-07), each at most the lines it has now."""
 

@@ -9,9 +9,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from kit.commits import Followups
 from kit.errors import Conflict, Forbidden, Invalid
 
-from .. import signals, store
+from .. import store
+from ..followups import result_changed
 from ..models import Attempt, Review, ReviewDecision
 from ..selectors import no_game
 from .lines import REASON_MAX, Thresholds
@@ -90,7 +92,8 @@ def attempt_disqualify(*, attempt_id: int, staff: User, reason: str) -> Review:
             staff.get_username(),
             reason,
         )
-        signals.announce_result_on_commit(attempt)
+        with Followups() as after:
+            result_changed(after, attempt)
     return review
 
 
@@ -107,7 +110,8 @@ def review_clear(*, attempt_id: int, staff: User, reason: str = "") -> Review:
         if reinstated:
             Attempt.objects.filter(pk=attempt.pk).update(disqualified=False)
             attempt.disqualified = False
-            signals.announce_result_on_commit(attempt)
+            with Followups() as after:
+                result_changed(after, attempt)
         _decide(review, decision=Review.Decision.CLEARED, staff=staff, reason=reason)
         log.info(
             "attempt %s of %s cleared by %s%s%s",

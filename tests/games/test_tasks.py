@@ -240,11 +240,12 @@ def test_dead_end_proofs_are_coalesced_one_pending_per_attempt(
     the one pending proves the position the attempt has when it runs."""
     from django.core.cache import cache
 
-    from games.tasks import _proof_key, prove_lost
+    from games.proofs import proof_key
+    from games.tasks import prove_lost
 
     code, move = lost_deal()
     game = start(player, code=code)
-    cache.add(_proof_key(game["id"]), 1)  # as if a proof were on the queue already
+    cache.add(proof_key(game["id"]), 1)  # as if a proof were on the queue already
     with django_capture_on_commit_callbacks(execute=True):
         body = act(player, game["id"], 0, move.to_json()).json()
     assert body["unwinnable"] is False  # no second proof was queued, none ran
@@ -252,7 +253,7 @@ def test_dead_end_proofs_are_coalesced_one_pending_per_attempt(
     # The worker takes the pending one: it proves the attempt's position now.
     assert prove_lost(game["id"]) is True
     assert Attempt.objects.get(pk=game["id"]).lost_seq == 1
-    assert cache.get(_proof_key(game["id"])) is None  # the next action may queue one
+    assert cache.get(proof_key(game["id"])) is None  # the next action may queue one
     assert player.get(f"/api/games/{game['id']}/").json()["unwinnable"] is True
 
 

@@ -177,23 +177,8 @@ def player_ids(slug: str) -> dict[str, int]:
 
 
 def live_places(race: dict[str, Any]) -> dict[str, int]:
-    """The places the pages show while ``race`` runs (race.js ``racePlaces``): the
-    standings of its racers as the race JSON has them (a racer still racing has no
-    time of their own: ``elapsed_ms`` null)."""
-    from races.selectors import standings
-
-    racers = {
-        index: Racer(
-            pk=index,
-            status=r["status"],
-            elapsed_ms=None if r["status"] == "racing" else r["progress"]["elapsed_ms"],
-            progress=r["progress"],
-        )
-        for index, r in enumerate(race["racers"], start=1)
-    }
-    return {
-        race["racers"][pk - 1]["player"]: place for pk, place in standings(racers.values()).items()
-    }
+    """The places the race JSON gives while ``race`` runs (the server's, live)."""
+    return {r["player"]: r["place"] for r in race["racers"]}
 
 
 @pytest.mark.django_db(transaction=True)
@@ -211,8 +196,8 @@ def test_standings_never_reward_quitting(make_player, no_countdown, finished, cl
 
     Ordered by when they stopped (as they were) the quitter was 1st and the
     patient one 2nd; by when they reached their one card: patient, quitter,
-    third — live (the places the pages compute from the race JSON) and at the
-    end alike, and the rating follows."""
+    third — live (the places of the race JSON while it runs) and at the end
+    alike, and the rating follows."""
     from leaderboard.models import RaceRating
 
     patient, quitter, third = make_player(), make_player(), make_player()

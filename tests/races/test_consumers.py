@@ -109,6 +109,8 @@ async def test_a_race_over_the_socket(make_player, anon, no_countdown, sockets):
     )
     assert running["race"]["you"]["attempt"] == attempt
     assert running["race"]["code"] == WIN_CODE
+    # Placed live by the server from the start: no card home yet, a tie.
+    assert [r["place"] for r in running["race"]["racers"]] == [1, 1]
 
     # The host plays the whole winning line as fast as HTTP goes.
     line = [m.to_json() for m in win_line()]
@@ -131,8 +133,12 @@ async def test_a_race_over_the_socket(make_player, anon, no_countdown, sockets):
     # Coalesced: one frame per 500 ms gate at most, plus the trailing one.
     assert len(progress) <= int(played / 0.5) + 2 + 1, (len(progress), played)
     assert len(progress) < moves
-    assert [set(m) for m in progress] == [{"type", "racers", "v"}] * len(progress)
+    assert [set(m) for m in progress] == [{"type", "racers", "v", "places"}] * len(progress)
     assert all(len(m["racers"][0]["progress"]["home"]) == 4 for m in progress)
+    # Each frame names the racer who moved, and places the whole field: the rival,
+    # who never moved, too — behind the host once the host has a card home.
+    assert all(set(m["places"]) == {host.username, rival.username} for m in progress)
+    assert last["places"] == {host.username: 1, rival.username: 2}
 
     # A reconnect keeps the racer's place: the same game, its progress.
     await theirs.disconnect()

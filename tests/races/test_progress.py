@@ -2,7 +2,9 @@
 deliverable 1; ``races.progress``): the progress and the ladder kept, the entry
 noted in the room, the gate tried and — open — the room's entries taken and its
 view marked as moved on, all in one script. It cost 4 to 7 one after another
-(a ladder read and write, a progress write, the note, the take, the mark).
+(a ladder read and write, a progress write, the note, the take, the mark). The
+action that opens the gate (at most two a second a room) reads the field's kept
+progress too, once, for the frame's places (issue 40).
 
 Service-level: the action through ``games.services.attempt_apply_action`` inside
 ``answers_first`` as the game socket runs it; what it left for after the answer
@@ -98,11 +100,42 @@ def test_a_racers_action_costs_one_round_trip_after_its_answer(make_player, monk
         with commands() as seen:
             run_all(waiting)
         race = [c for c in seen if "race:" in c]
-        assert len(race) == 1, seen
         assert race[0].startswith(("EVALSHA", "EVAL ")), seen
+        if seq == 0:
+            # The gate opened: the frame's places read the field's progress kept —
+            # of those who moved (the rival has not: nothing to read of theirs).
+            assert race[1:] == [f"MGET :1:race:progress:{attempt}"], seen
+        else:
+            assert len(race) == 1, seen
 
     # What the script wrote reads back through the cache as every reader reads it.
     shown = cache.get(PROGRESS_KEY.format(attempt))
     assert shown["moves"] == 3 and "home_ms" in shown
     assert cache.get(LADDER_KEY.format(attempt))["seq"] == 3
     assert cache.get(SENT_KEY.format(slug)).isdigit()
+
+
+def test_the_trailing_frame_gives_its_database_connection_back(make_player, monkeypatch):
+    """The trailing frame is sent from a timer's thread of its own, and its places
+    read the database: the connection that read opened goes back as the thread
+    ends. It did not, once — a thread a trailing frame — and the browser tests'
+    server ran out of pooled connections (503) a few races on."""
+    from django.db import connection
+
+    user, attempt, slug = _race_started(make_player, monkeypatch)
+    line = winning_line(CODE)
+    monkeypatch.setattr(progress, "GATE_MS", 60_000)  # no timer of the room's own fires
+    for seq, move in enumerate(line[:2]):  # the first opens the gate; the second waits
+        run_all(_act(user, attempt, seq, move))
+    redis.Redis.from_url(settings.REDIS_URL).delete(f"race:gate:{slug}")  # its time is up
+
+    held: list[Any] = []
+
+    def trailing() -> None:
+        progress._later(slug)
+        held.append(connection.connection)
+
+    thread = threading.Thread(target=trailing)
+    thread.start()
+    thread.join(30)
+    assert held == [None]

@@ -80,11 +80,13 @@ class Relay:
 def relayed_practice(new_page: Any, code: str, **size: int) -> tuple[Any, Relay, int, Game]:
     """A new player's page (of ``size``: ``width``, ``height``) on a practice game
     of ``code``, its socket through a ``Relay``: the page, the relay, the
-    attempt's id and the engine's game."""
+    attempt's id and the engine's game. Returned once the game's socket is open:
+    an action made before goes by HTTP (feed.js), past the relay."""
     page = new_page(**size)
     relay = Relay(page)
     sign_up(page)
     attempt = start_practice(page, code)
+    page.wait_for_selector("#connection[data-state=open]")
     return page, relay, attempt, new_game(code)
 
 

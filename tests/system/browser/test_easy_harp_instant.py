@@ -138,6 +138,7 @@ def test_an_undo_the_page_can_know_is_drawn_at_once(new_page):
     # After a reload the page has not seen the position before: it waits for the answer.
     page.reload()
     page.wait_for_selector("#board .pile[data-pile=t1] .card")
+    page.wait_for_selector("#connection[data-state=open]")  # the stock tap's answer comes on it
     post_actions(page, attempt, 2, [{"type": "stock"}])  # seq 2: the move and the undo
     game.apply(Stock())
     wait_moves(page, game.moves)

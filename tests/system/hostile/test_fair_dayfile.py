@@ -21,12 +21,13 @@ import hashlib
 
 from django.utils import timezone
 
-from games import signals
 from games.dailies import utc_today
 from games.dayfile import day_results_build, day_results_bytes
 from games.engine import ALL_VARIANTS, new_game
+from games.followups import result_changed
 from games.models import Attempt, DayResults
 from games.tasks import after_the_day, build_day_results
+from kit.commits import Followups
 from tests.support.api import act, assert_error, start, win_daily
 from tests.support.hidden import Wire, prepared
 
@@ -44,7 +45,9 @@ def paths(date: dt.date) -> list[str]:
     return asked
 
 
-def test_no_account_gets_a_running_days_file_or_its_hash(make_player, anon):
+def test_no_account_gets_a_running_days_file_or_its_hash(
+    make_player, anon, django_capture_on_commit_callbacks
+):
     wire = Wire()
     today = utc_today()
     yesterday = today - dt.timedelta(days=1)
@@ -101,7 +104,9 @@ def test_no_account_gets_a_running_days_file_or_its_hash(make_player, anon):
 
     # A result changing today (as a staff decision announces it) rebuilds nothing either.
     won = Attempt.objects.get(daily=running, player__username=winner.username)
-    signals.announce(signals.result_changed, won)
+    with django_capture_on_commit_callbacks(execute=True) as ran, Followups() as after:
+        result_changed(after, won)
+    assert len(ran) == 1
     assert not DayResults.objects.filter(daily=running).exists()
 
     # Yesterday's file (no game on it: an empty board), its day over and closed,

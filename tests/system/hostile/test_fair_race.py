@@ -56,10 +56,12 @@ def check_frame(frame: dict[str, Any], where: str, *, started: bool) -> None:
     if frame["type"] == "race":
         check_race(frame["race"], where, started=started)
     elif frame["type"] == "progress":
-        assert set(frame) == {"type", "racers", "v"}, where
+        assert set(frame) == {"type", "racers", "v", "places"}, where
         for racer in frame["racers"]:
             assert set(racer) == {"player", "progress", "status", "seq"}, where
             assert set(racer["progress"]) == PROGRESS_KEYS, where
+        # Every racer's place: a name and a number, nothing else.
+        assert all(type(p) is str and type(n) is int for p, n in frame["places"].items()), where
     else:
         assert frame["type"] in ("start", "pong"), (where, frame)
 

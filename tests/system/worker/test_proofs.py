@@ -17,7 +17,7 @@ import redis
 from django.conf import settings
 
 from deploy.stack import QUEUES
-from games import tasks
+from games import proofs
 from games.models import Attempt
 from tests.support.api import act, requires_postgres, requires_redis, start
 from tests.support.celery_worker import real_broker, workers
@@ -40,7 +40,7 @@ def sent(batch: float) -> None:
     """Until the process's wanted proofs are on the broker (the batch's timer ran
     and its job was sent: a loaded machine once read the queue in between)."""
     deadline = time.monotonic() + batch + 20
-    while tasks._PROOFS.armed or tasks._PROOFS.wanted or tasks._PROOFS.sending:
+    while not proofs.PROOFS.idle():
         assert time.monotonic() < deadline, "the proofs were never sent"
         time.sleep(0.05)
 
@@ -49,7 +49,7 @@ def test_proofs_wanted_together_leave_as_one_job_a_worker_proves(
     make_player, tmp_path: Path, monkeypatch
 ):
     # A window no three actions can overrun on a loaded machine (0.25 s by default).
-    monkeypatch.setattr(tasks, "PROOF_BATCH_S", 3.0)
+    monkeypatch.setattr(proofs, "PROOF_BATCH_S", 3.0)
     code, move = lost_deal()
     players = [make_player() for _ in range(3)]
     games = [start(p, code=code) for p in players]
@@ -57,14 +57,14 @@ def test_proofs_wanted_together_leave_as_one_job_a_worker_proves(
     with real_broker(), workers(tmp_path) as start_worker:
         for player, game in zip(players, games, strict=True):
             assert act(player, game["id"], 0, move.to_json()).status_code == 200
-        sent(tasks.PROOF_BATCH_S)
+        sent(proofs.PROOF_BATCH_S)
         ids = sorted(g["id"] for g in games)
         assert heavy_jobs(broker) == [("games.tasks.prove_lost_each", [ids])]
         # Pending: a later action of theirs in a tight spot queues nothing more.
         undo, again = {"type": "undo"}, move.to_json()
         assert act(players[0], games[0]["id"], 1, undo).status_code == 200
         assert act(players[0], games[0]["id"], 2, again).status_code == 200
-        sent(tasks.PROOF_BATCH_S)
+        sent(proofs.PROOF_BATCH_S)
         assert len(heavy_jobs(broker)) == 1
 
         start_worker("--pool", "solo", queues=QUEUES["heavy"])

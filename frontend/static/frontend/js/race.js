@@ -7,7 +7,9 @@
 //   redraws everything.
 // - `progress` frames (coalesced by the server) update the racers they name: the
 //   figures unless an action later (`seq`) was shown, the status only from a frame
-//   not older than the race shown (`v`: a trailing frame must not undo a win).
+//   not older than the race shown (`v`: a trailing frame must not undo a win); and
+//   every racer's place (`places`), from such a frame too. The places are the
+//   server's, live and final alike: the page orders no one itself.
 // - `start`: the race starts at `starts_at`; `attempt` (only in your own copy) is
 //   your game.
 
@@ -76,6 +78,8 @@ export class RaceFeed {
       if (update.progress) racer.progress = update.progress;
       if (update.status && fresh) racer.status = update.status;
     }
+    // Every racer's place now (the frame names only the racers who moved).
+    if (msg.places && fresh) for (const racer of this.race.racers) racer.place = msg.places[racer.player] ?? racer.place;
     this.on.onProgress(this.race);
   }
 }
@@ -119,53 +123,11 @@ export function raceStatusLabel(race) {
   return gettext("The race is over");
 }
 
-/** A racer's standing key: the server's own order (races/selectors.py
- *  `standing_key`, which makes the final standings): winners by time; then the
- *  others by cards home (more first), then by when they reached that count
- *  (`home_ms`, earlier first) — never by when they stopped, so quitting early
- *  wins no tie; a racer who left before moving last. One still racing is placed
- *  by the same counts: the race as it would stand if it ended now. */
-export function standingKey(racer) {
-  const p = racer.progress || {};
-  const time = racer.status === "racing" ? Infinity : (p.elapsed_ms ?? Infinity);
-  if (racer.status === "won") return [0, time];
-  if (racer.status === "left" && !p.moves) return [2];
-  return [1, -cardsHome(p), p.home_ms ?? time]; // no home_ms: a finish from before it was kept
-}
-
-const compareKeys = (a, b) => {
-  for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
-    const x = a[i] ?? -Infinity;
-    const y = b[i] ?? -Infinity;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
-};
-
-/** Each racer's place, player → place from 1: the server's once the race is over;
- *  while it runs, live, from the progress this page holds (`standingKey`; equal
- *  keys share a place: 1, 1, 3); none before the start. */
-export function racePlaces(race) {
-  const places = new Map();
-  if (race.status === "finished") {
-    for (const r of race.racers) if (r.place != null) places.set(r.player, r.place);
-    return places;
-  }
-  if (race.status !== "running") return places;
-  const keyed = race.racers.map((r) => [r, standingKey(r)]).sort((a, b) => compareKeys(a[1], b[1]));
-  keyed.forEach(([r, key], i) => {
-    const tied = i && compareKeys(keyed[i - 1][1], key) === 0;
-    places.set(r.player, tied ? places.get(keyed[i - 1][0].player) : i + 1);
-  });
-  return places;
-}
-
-/** The racers in their order to show, each with its `place` (`racePlaces`): by
- *  place, live while the race runs; before the start, in the order they joined. */
+/** The racers in their order to show: by place (the server's: live while the race
+ *  runs, final once it is over); before the start, in the order they joined. */
 export function ordered(race) {
-  const places = racePlaces(race);
-  const place = (r) => places.get(r.player) ?? Infinity;
-  return race.racers.map((r) => ({ ...r, place: places.get(r.player) ?? null })).sort((a, b) => place(a) - place(b));
+  const place = (r) => r.place ?? Infinity;
+  return [...race.racers].sort((a, b) => place(a) - place(b));
 }
 
 /** "3rd of 12": a place in the page's language, with the ordinal where the

@@ -109,7 +109,7 @@ function drawRacers(race) {
     list.innerHTML = standingsHtml(race, state.ratings);
   } else {
     list.classList.remove("standings");
-    // While the race runs, in live place order, each with its place (race.js `racePlaces`).
+    // While the race runs, in live place order, each with the place the server sent.
     const rows = ordered(race).map((r) => racerHtml(race, r, { me, following: state.following }));
     list.innerHTML = rows.join("");
     if (race.status === "running") addFollowButtons(list);
