@@ -30,11 +30,12 @@ def start_frame(event: dict[str, Any], viewer_id: int | None) -> str:
     return frame("start", starts_at=event["starts_at"], attempt=attempt)
 
 
-def progress_frame(entries: list[str], places: dict[str, int]) -> str:
+def progress_frame(entries: list[str], version: int, places: dict[str, int]) -> str:
     """One ``progress`` frame of racers' entries (each ``{"v", "racer"}``): the
-    racers who moved, and ``places``, every racer's place now (player → place,
-    ``races.selectors.race_places``)."""
+    racers who moved, and ``places``, every racer's place at the race's
+    ``version`` (player → place, ``races.selectors.race_places``). Its ``v``: the
+    newest of the two."""
     decoded = [json.loads(e) for e in entries]
     racers = [d["racer"] for d in decoded]
-    v = max(d["v"] for d in decoded)
+    v = max(version, *(d["v"] for d in decoded))
     return frame("progress", v=v, racers=racers, places=places)

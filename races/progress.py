@@ -198,7 +198,7 @@ def _send(slug: str, entries: list[str]) -> None:
     moved since the last frame, in one, with every racer's place now (two reads,
     at most twice a second a room)."""
     if entries:
-        publish(race_group(slug), progress_frame(entries, race_places(slug=slug)))
+        publish(race_group(slug), progress_frame(entries, *race_places(slug=slug)))
 
 
 def _flush(slug: str) -> None:

@@ -285,17 +285,17 @@ def _racers(*related: str, **where: Any) -> list[Racer]:
     return list(racers.annotate(moves=Coalesce("attempt__seq", 0)))
 
 
-def race_places(*, slug: str) -> dict[str, int]:
-    """The places of a running race's racers now, by player name (the ``progress``
-    frame's ``places``: a frame names the racers who moved, its places the whole
-    field); none once it is not running. Two reads: the racers, the progress kept
-    of those who moved."""
+def race_places(*, slug: str) -> tuple[int, dict[str, int]]:
+    """The version of a running race and its racers' places now, by player name
+    (the ``progress`` frame's ``places``: a frame names the racers who moved, its
+    places the whole field, as of that version); none once it is not running
+    (-1, {}). Two reads: the racers, the progress kept of those who moved."""
     racers = _racers("race__deal", race__slug=slug, race__status=Race.Status.RUNNING)
     if not racers:
-        return {}
+        return -1, {}
     race = racers[0].race
     places = _places(race, racers, _shown(race, racers, timezone.now()))
-    return {r.player.get_username(): places[r.pk] for r in racers}
+    return race.version, {r.player.get_username(): places[r.pk] for r in racers}
 
 
 def race_view(race: Race) -> RaceView:

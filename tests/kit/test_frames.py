@@ -57,9 +57,11 @@ def test_the_race_frames_are_the_rooms_race_with_each_sockets_own_you():
         encode({"v": 5, "racer": {"player": "p"}}),
         encode({"v": 6, "racer": {"player": "q"}}),
     ]
-    assert json.loads(progress_frame(entries, {"q": 1, "p": 2, "r": 3})) == {
+    assert json.loads(progress_frame(entries, 4, {"q": 1, "p": 2, "r": 3})) == {
         "type": "progress",
         "v": 6,
         "racers": [{"player": "p"}, {"player": "q"}],
         "places": {"q": 1, "p": 2, "r": 3},
     }
+    # Places read at a newer version of the race than the entries were noted at.
+    assert json.loads(progress_frame(entries, 9, {"q": 1}))["v"] == 9

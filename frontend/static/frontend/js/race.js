@@ -78,8 +78,9 @@ export class RaceFeed {
       if (update.progress) racer.progress = update.progress;
       if (update.status && fresh) racer.status = update.status;
     }
-    // Every racer's place now (the frame names only the racers who moved).
-    if (msg.places && fresh) for (const racer of this.race.racers) racer.place = msg.places[racer.player] ?? racer.place;
+    // Every racer's place now (the frame names only the racers who moved); once
+    // the race is over, its race frame's final places stay.
+    if (msg.places && fresh && this.race.status === "running") for (const racer of this.race.racers) racer.place = msg.places[racer.player] ?? racer.place;
     this.on.onProgress(this.race);
   }
 }
