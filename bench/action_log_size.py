@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
-from deploy.stack import create_database, drop_database, migrate, server_env
+from deploy.processes import create_database, drop_database, migrate, server_env
 
 DB_NAME = "patience_bench_size"
 SEED = 20261203

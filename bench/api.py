@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
 from deploy.client import Client
-from deploy.stack import (
+from deploy.processes import (
     ensure_postgres,
     free_port,
     one_daphne,

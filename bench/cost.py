@@ -85,7 +85,8 @@ from bench.ws_load import (
     proc_cpu,
     stuck,
 )
-from deploy.stack import Stack, free_port, postgres_version, start_daphne, stop, wait_for_port
+from deploy.processes import free_port, postgres_version, start_daphne, stop, wait_for_port
+from deploy.stack import Stack
 from games.engine import GameCode, new_game, parse_variant
 from games.engine.codes import MAX_DEAL
 

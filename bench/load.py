@@ -41,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from deploy.client import Client
-from deploy.stack import (
+from deploy.processes import (
     collect_static,
     ensure_postgres,
     free_port,

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import machine, percentile
 from deploy.client import Client
-from deploy.stack import free_port, migrate, server_env, start_daphne, stop, wait_until_up
+from deploy.processes import free_port, migrate, server_env, start_daphne, stop, wait_until_up
 
 PASSWORD = "a long passphrase of the victim"
 SERVER_ENV = {"NUM_PROXIES": "1", "LOG_LEVEL": "WARNING", "REGISTER_RATE": "100000/hour"}

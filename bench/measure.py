@@ -10,7 +10,7 @@ import time
 
 import redis
 
-from deploy.stack import QUEUES
+from deploy.processes import QUEUES
 
 
 def percentile(samples: list[float], q: float) -> float:

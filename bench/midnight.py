@@ -81,7 +81,8 @@ from bench.ws_load import (
     Stats,
     check_database,
 )
-from deploy.stack import QUEUES, ROOT, Stack, postgres_version
+from deploy.processes import QUEUES, ROOT, postgres_version
+from deploy.stack import Stack
 from games.engine import ALL_VARIANTS as VARIANTS
 
 DB_NAME = "patience_midnight"

@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
-from deploy.stack import server_env
+from deploy.processes import server_env
 
 FIRST_DAY = dt.date(2026, 12, 1)
 MAX_ACTIONS = 200

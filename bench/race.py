@@ -56,7 +56,8 @@ from bench.cost import floor, typical_game
 from bench.measure import machine, percentile
 from bench.ws_load import CpuMeter, choose_action, stuck
 from deploy.client import Client
-from deploy.stack import Stack, postgres_version
+from deploy.processes import postgres_version
+from deploy.stack import Stack
 
 DB_NAME = "patience_racebench"
 SERVER_ENV = {

@@ -56,7 +56,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import machine, percentile
-from deploy.stack import ensure_postgres, free_port, one_daphne, server_env, start_redis, stop
+from deploy.processes import ensure_postgres, free_port, one_daphne, server_env, start_redis, stop
 
 DB_NAME = f"patience_bench_tap_{os.getpid()}"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

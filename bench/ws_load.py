@@ -68,7 +68,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script
 
 from bench.measure import percentile
 from deploy.client import Client
-from deploy.stack import Stack, postgres_version
+from deploy.processes import postgres_version
+from deploy.stack import Stack
 from games.engine import ALL_VARIANTS as VARIANTS  # the games' declarations
 
 DB_NAME = "patience_wsload"

@@ -11,7 +11,7 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from deploy.stack import answers
+from deploy.processes import answers
 
 POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/patience"
 # One Redis database per pytest-xdist worker (gw0 takes 15, gw1 14, …), as

@@ -9,7 +9,7 @@ from django.conf import settings as conf
 from django.test import Client as DjangoClient
 
 from accounts.models import User
-from deploy.stack import free_port
+from deploy.processes import free_port
 from tests.support.api import Client, assert_error, put_email, sign_up, throttle_rates
 from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (the smtp fixture)
 

@@ -17,7 +17,7 @@ from django.test import Client as DjangoClient
 
 from accounts.models import User
 from accounts.names import username_skeleton
-from deploy.stack import server_env
+from deploy.processes import server_env
 from tests.support.api import Client, assert_error, requires_postgres, sign_up_at_once
 
 ROOT = Path(__file__).resolve().parents[2]

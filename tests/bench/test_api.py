@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 
-from deploy.stack import admin_sql
+from deploy.processes import admin_sql
 from tests.support.api import requires_postgres
 from tests.support.stack import ROOT, group_alive
 

@@ -20,7 +20,7 @@ import pytest
 from django.conf import settings
 from django.test import Client as DjangoClient
 
-from deploy.stack import server_env
+from deploy.processes import server_env
 from frontend import urls as frontend_urls
 from tests.support.api import assert_error, requires_redis, throttle_rates
 from tests.support.results import daily_of, finished, user_of

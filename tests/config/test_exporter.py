@@ -10,7 +10,7 @@ import pytest
 from django.test import override_settings
 from prometheus_client import REGISTRY
 
-from deploy.stack import free_port
+from deploy.processes import free_port
 from games.dailies import daily_deal_get
 from games.metrics import ActionMeter
 from games.realtime import game_group

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from config import exporter
 from config.celery import app
-from deploy.stack import QUEUES
+from deploy.processes import QUEUES
 
 ROOT = Path(__file__).resolve().parents[2]
 OURS = ("accounts.", "clubs.", "config.", "frontend.", "games.", "kit.", "leaderboard.", "races.")
@@ -66,7 +66,7 @@ def test_a_mail_and_a_solver_search_go_to_queues_no_worker_takes_both_of(tasks):
 
 def test_compose_kubernetes_and_the_stack_run_a_worker_of_each_class():
     wanted = {cls: ",".join(queues) for cls, queues in settings.WORKER_QUEUES.items()}
-    assert wanted == QUEUES  # deploy/stack.py, which cannot read the settings
+    assert wanted == QUEUES  # deploy/processes.py, which cannot read the settings
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     compose = {n: s["command"] for n, s in services.items() if "worker" in s.get("command", [])}
     k8s = {

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from deploy.stack import free_port, migrate, server_env
+from deploy.processes import free_port, migrate, server_env
 
 ROOT = Path(__file__).resolve().parents[2]
 

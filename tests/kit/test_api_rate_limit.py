@@ -15,7 +15,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
 
-from deploy.stack import free_port
+from deploy.processes import free_port
 from kit.api import LOCAL_SCOPES, LOCAL_SHARE, RateLimited, local_counts, rate_limit
 from kit.http import describe_error, unavailable
 from tests.support.api import (

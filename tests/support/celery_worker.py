@@ -1,5 +1,5 @@
 """Real Celery workers for tests: ``celery -A config worker`` as a subprocess
-(``deploy.stack.start_worker``) with the production settings
+(``deploy.processes.start_worker``) with the production settings
 (``config.settings``), on pytest's test database and the tests' Redis
 (``REDIS_URL``, the broker), which the test process queues tasks to — the
 eager mode of the other tests is switched off around them.
@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import connection
 
 from config.celery import app
-from deploy.stack import ALL_QUEUES, start_worker
+from deploy.processes import ALL_QUEUES, start_worker
 
 WAIT = 60.0
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from deploy import stack
+from deploy import processes
 from tests.support.players import WAIT
 
 
@@ -20,15 +20,15 @@ from tests.support.players import WAIT
 def sqlite_daphne(tmp_path: Path, **env: str) -> Iterator[tuple[int, Path]]:
     """A daphne on a fresh SQLite database in ``tmp_path``, migrated, with ``env``
     over the settings' defaults, up; yields its port and its log. Stopped on leaving."""
-    settings = stack.server_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", None, **env)
-    stack.migrate(settings)
-    port, log = stack.free_port(), tmp_path / "daphne.log"
-    daphne = stack.start_daphne(port, settings, log)
+    settings = processes.server_env(f"sqlite:///{tmp_path / 'db.sqlite3'}", None, **env)
+    processes.migrate(settings)
+    port, log = processes.free_port(), tmp_path / "daphne.log"
+    daphne = processes.start_daphne(port, settings, log)
     try:
-        stack.wait_until_up(port, daphne, log)
+        processes.wait_until_up(port, daphne, log)
         yield port, log
     finally:
-        stack.stop([daphne])
+        processes.stop([daphne])
 
 
 @dataclass
@@ -42,22 +42,22 @@ class Daphne:
     process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.process = stack.start_daphne(self.port, self.env, self.log)
+        self.process = processes.start_daphne(self.port, self.env, self.log)
 
     def tail(self) -> str:
         return self.log.read_text(errors="replace")[-3000:] if self.log.exists() else ""
 
     def wait_until_up(self) -> None:
         assert self.process is not None
-        stack.wait_until_up(self.port, self.process, self.log, timeout=WAIT)
+        processes.wait_until_up(self.port, self.process, self.log, timeout=WAIT)
 
     def kill(self) -> None:
         assert self.process is not None
-        stack.kill(self.process)
+        processes.kill(self.process)
 
     def stop(self) -> None:
         if self.process is not None:
-            stack.stop([self.process])
+            processes.stop([self.process])
 
 
 @contextmanager
@@ -65,22 +65,22 @@ def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
     """Daphnes A and B up on a fresh database and a redis-server of their own
     (two runs at once never share a channel layer), dropped after."""
     db_name = f"patience_e2e_{secrets.token_hex(4)}"
-    redis_port = stack.free_port()
-    store_process = stack.start_redis(redis_port)
+    redis_port = processes.free_port()
+    store_process = processes.start_redis(redis_port)
     # Secrets of the servers' own: their daily deals are keyed apart, never a test's code.
-    env = stack.server_env(
+    env = processes.server_env(
         f"postgres://postgres@127.0.0.1:5432/{db_name}",
         f"redis://127.0.0.1:{redis_port}/0",
         REGISTER_RATE="1000/min",
         LOG_LEVEL="WARNING",
     )
-    a = Daphne("A", stack.free_port(), env, tmp_path / "daphne-a.log")
-    b = Daphne("B", stack.free_port(), env, tmp_path / "daphne-b.log")
+    a = Daphne("A", processes.free_port(), env, tmp_path / "daphne-a.log")
+    b = Daphne("B", processes.free_port(), env, tmp_path / "daphne-b.log")
     created = False
     try:
-        stack.create_database(db_name)
+        processes.create_database(db_name)
         created = True
-        stack.migrate(env)
+        processes.migrate(env)
         a.start()
         b.start()
         a.wait_until_up()
@@ -90,5 +90,5 @@ def two_daphnes(tmp_path: Path) -> Iterator[tuple[Daphne, Daphne]]:
         a.stop()
         b.stop()
         if created:
-            stack.drop_database(db_name)  # FORCE: ends connections the killed daphne left open
-        stack.stop([store_process])
+            processes.drop_database(db_name)  # FORCE: ends connections the killed daphne left open
+        processes.stop([store_process])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from deploy.stack import NGINX
+from deploy.processes import NGINX
 
 requires_nginx = pytest.mark.skipif(
     not Path(NGINX).exists() and os.environ.get("REQUIRE_SERVICES") != "1",

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from aiosmtpd.controller import Controller
 
-from deploy.stack import free_port
+from deploy.processes import free_port
 from tests.support.api import Client, put_email, sign_up
 
 _LINK = re.compile(r"https?://\S+")

@@ -19,7 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from deploy.stack import Stack, drop_database
+from deploy.processes import drop_database
+from deploy.stack import Stack
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -29,7 +29,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from deploy.stack import collect_static, free_port, one_daphne, server_env, start_redis, stop
+from deploy.processes import collect_static, free_port, one_daphne, server_env, start_redis, stop
 from tests.support.browser import Server
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deploy.stack import one_daphne
+from deploy.processes import one_daphne
 from tests.support.browser import PASSWORD, api, screenshot
 from tests.support.smtp import Mailbox, link, smtp_listening
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from config.settings import vapid_pair
-from deploy.stack import one_daphne
+from deploy.processes import one_daphne
 from tests.support.browser import PASSWORD, Server, api, screenshot
 
 

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from deploy.stack import one_daphne
+from deploy.processes import one_daphne
 from games.engine import DoubleTap, IllegalActionError, Move, new_game
 from tests.support.browser import api, screenshot
 from tests.support.toy_bakers import WON_DEAL

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deploy.stack import PGBOUNCER_QUERY_TIMEOUT, PGBOUNCER_QUERY_WAIT_TIMEOUT
+from deploy.processes import PGBOUNCER_QUERY_TIMEOUT, PGBOUNCER_QUERY_WAIT_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = shutil.which("docker-compose")
@@ -176,7 +176,7 @@ def test_every_container_s_logs_are_rotated_and_nginx_logs_no_full_address():
 def test_every_daphne_gives_a_handshake_the_kits_time():
     """Issue 38: a connect storm's handshakes are answered late, not dropped at
     daphne's 5 s default; compose, Kubernetes and the stack say the same time."""
-    from deploy.stack import DAPHNE_QUIET
+    from deploy.processes import DAPHNE_QUIET
     from kit.sockets import HANDSHAKE_TIMEOUT_S
 
     def timeout(command: list[str]) -> int:

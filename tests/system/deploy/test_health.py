@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from deploy import stack
+from deploy import processes
 from deploy.client import Client
 from tests.support.api import assert_error, requires_postgres, requires_redis
 
@@ -41,7 +41,7 @@ def test_ready_and_live_on_a_migrated_database(anon):
 @requires_redis
 @pytest.mark.django_db
 def test_not_ready_naming_redis_when_it_does_not_answer_but_live(anon, settings):
-    settings.REDIS_URL = f"redis://127.0.0.1:{stack.free_port()}/0"  # nothing listens there
+    settings.REDIS_URL = f"redis://127.0.0.1:{processes.free_port()}/0"  # nothing listens there
     error = assert_error(anon.get("/readyz"), 503, "unavailable")
     assert "redis" in error["message"] and "database" not in error["message"], error
     live = anon.get("/livez")
@@ -57,16 +57,16 @@ def one_before_the_last(app: str) -> str:
 @requires_redis
 def test_not_ready_naming_the_migrations_until_they_are_applied(tmp_path: Path):
     database = f"patience_health_{secrets.token_hex(4)}"
-    env = stack.server_env(
+    env = processes.server_env(
         f"postgres://postgres@127.0.0.1:5432/{database}", settings.REDIS_URL, LOG_LEVEL="INFO"
     )
-    stack.create_database(database)
+    processes.create_database(database)
     process: subprocess.Popen[bytes] | None = None
     try:
-        stack.migrate(env, "games", one_before_the_last("games"))
-        port, log = stack.free_port(), tmp_path / "daphne.log"
-        process = stack.start_daphne(port, env, log)
-        stack.wait_until_up(port, process, log, path="/livez")
+        processes.migrate(env, "games", one_before_the_last("games"))
+        port, log = processes.free_port(), tmp_path / "daphne.log"
+        process = processes.start_daphne(port, env, log)
+        processes.wait_until_up(port, process, log, path="/livez")
         client = Client(port, keep_alive=False)
         answer = client.request("GET", "/readyz")
         assert answer.status == 503, answer
@@ -76,14 +76,14 @@ def test_not_ready_naming_the_migrations_until_they_are_applied(tmp_path: Path):
         assert "redis" not in message and "database" not in message, message
         assert client.request("GET", "/livez").status == 200
         # Not ready is not remembered: once the migrations Job has run, ready.
-        stack.migrate(env)
+        processes.migrate(env)
         answer = client.request("GET", "/readyz")
         assert answer.status == 200 and answer.body["migrations"] == "ok", answer
         assert client.request("GET", "/api/auth/me/").status == 200
     finally:
         if process is not None:
-            stack.stop([process])
-        stack.drop_database(database)
+            processes.stop([process])
+        processes.drop_database(database)
     # At the production level (INFO) the probes answered well, every few seconds
     # on every pod, write no access line (theirs are DEBUG); a failing one does.
     access = [

@@ -26,7 +26,7 @@ import pytest
 import yaml
 from django.conf import settings
 
-from deploy.stack import PGBOUNCER_QUERY_TIMEOUT, PGBOUNCER_QUERY_WAIT_TIMEOUT
+from deploy.processes import PGBOUNCER_QUERY_TIMEOUT, PGBOUNCER_QUERY_WAIT_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[3]
 K8S = ROOT / "deploy" / "k8s"

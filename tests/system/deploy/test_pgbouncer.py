@@ -2,7 +2,7 @@
 (docs/operations.md, "PgBouncer"), as compose and Kubernetes run it.
 
 A scratch database migrated directly (as the migrations Job does), a
-``pgbouncer`` of the test's own in front of it (``deploy.stack.start_pgbouncer``:
+``pgbouncer`` of the test's own in front of it (``deploy.processes.start_pgbouncer``:
 Debian's 1.18, ``pool_mode = transaction``), a ``redis-server`` of its own, and a
 real daphne whose ``DATABASE_URL`` is the PgBouncer with ``PGBOUNCER=1`` (tasks
 run in the daphne, so the replay check goes through it too). The day's deals
@@ -32,7 +32,7 @@ import psycopg
 import pytest
 
 from deploy.client import Client
-from deploy.stack import (
+from deploy.processes import (
     PGBOUNCER,
     ROOT,
     admin_sql,

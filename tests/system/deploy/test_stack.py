@@ -18,7 +18,7 @@ import signal
 import pytest
 
 from deploy.client import Client
-from deploy.stack import admin_sql
+from deploy.processes import admin_sql
 from tests.support.api import requires_postgres
 from tests.support.stack import fresh_database, group_alive, make_stack, two_free_ports
 from tests.support.waiting import wait_for

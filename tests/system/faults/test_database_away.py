@@ -15,7 +15,7 @@ from pathlib import Path
 import psycopg
 
 from deploy.client import Client
-from deploy.stack import free_port, one_daphne, server_env
+from deploy.processes import free_port, one_daphne, server_env
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.waiting import wait_for
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from deploy.stack import ROOT, free_port, one_daphne, server_env, start_redis, stop
+from deploy.processes import ROOT, free_port, one_daphne, server_env, start_redis, stop
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import close_quietly, open_socket, sign_up
 

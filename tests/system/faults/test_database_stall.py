@@ -37,7 +37,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from deploy.client import Client
-from deploy.stack import PGBOUNCER, Stack
+from deploy.processes import PGBOUNCER
+from deploy.stack import Stack
 from tests.support.api import requires_postgres, requires_redis
 from tests.support.players import close_quietly, open_socket, sign_up
 from tests.support.stack import throwaway_stack

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from deploy import stack
+from deploy import processes
 from tests.support.api import requires_postgres
 from tests.support.players import close_quietly, open_socket, receive
 
@@ -83,20 +83,22 @@ def daphne(tmp_path: Path) -> Iterator[tuple[int, int]]:
     """A production-shaped daphne (no Redis: the in-process defaults) on a fresh
     database: (port, pid)."""
     database = f"patience_body_{secrets.token_hex(4)}"
-    env = stack.server_env(f"postgres://postgres@{stack.PG_HOST}:{stack.PG_PORT}/{database}", None)
+    env = processes.server_env(
+        f"postgres://postgres@{processes.PG_HOST}:{processes.PG_PORT}/{database}", None
+    )
     log = tmp_path / "daphne.log"
-    stack.create_database(database)
+    processes.create_database(database)
     process = None
     try:
-        stack.migrate(env)
-        port = stack.free_port()
-        process = stack.start_daphne(port, env, log)
-        stack.wait_until_up(port, process, log)
+        processes.migrate(env)
+        port = processes.free_port()
+        process = processes.start_daphne(port, env, log)
+        processes.wait_until_up(port, process, log)
         yield port, process.pid
     finally:
         if process is not None:
-            stack.stop([process])
-        stack.drop_database(database)
+            processes.stop([process])
+        processes.drop_database(database)
 
 
 def post(port: int, chunked: bool) -> tuple[int, dict[str, Any], float]:

@@ -33,7 +33,7 @@ from celery import signals
 from websockets.sync.client import ClientConnection
 
 from deploy.client import Client
-from deploy.stack import (
+from deploy.processes import (
     CELERY,
     PG_HOST,
     PG_PORT,

@@ -2,7 +2,7 @@
 
 A database of its own (migrated), a ``redis-server`` of its own, one daphne and
 later a Celery worker (prefork, one pool process), all started with
-``deploy/stack.py``'s helpers and the production settings, each with a
+``deploy/processes.py`` and the production settings, each with a
 ``PROMETHEUS_MULTIPROC_DIR`` of its own as each container has. The test plays
 over HTTP (``deploy/client.py``) and real websockets, scrapes ``GET /metrics``
 and the worker's ``METRICS_PORT`` with the token, and checks exact deltas.
@@ -30,7 +30,7 @@ from celery import Celery
 from prometheus_client.parser import text_string_to_metric_families
 
 from deploy.client import Client
-from deploy.stack import (
+from deploy.processes import (
     PG_HOST,
     PG_PORT,
     create_database,

@@ -25,7 +25,7 @@ from typing import Any
 
 import psycopg
 
-from deploy import stack
+from deploy import processes
 from deploy.client import Client
 from games.engine import new_game
 from tests.support.api import requires_postgres, requires_redis
@@ -109,10 +109,10 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
     listener = threading.Thread(target=ingest.serve_forever, daemon=True)
     listener.start()
     database = f"patience_sentry_{secrets.token_hex(4)}"
-    redis_port = stack.free_port()
-    redis = stack.start_redis(redis_port)  # sessions are cached there: its keys name them
-    env = stack.server_env(
-        f"postgres://postgres@{stack.PG_HOST}:{stack.PG_PORT}/{database}",
+    redis_port = processes.free_port()
+    redis = processes.start_redis(redis_port)  # sessions are cached there: its keys name them
+    env = processes.server_env(
+        f"postgres://postgres@{processes.PG_HOST}:{processes.PG_PORT}/{database}",
         f"redis://127.0.0.1:{redis_port}/0",
         SENTRY_DSN=f"http://publickey@127.0.0.1:{ingest.server_address[1]}/1",
         SENTRY_ENVIRONMENT="test",
@@ -122,7 +122,7 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
     request_id = f"sentry-{secrets.token_hex(6)}"
     log, worker_log = tmp_path / "daphne.log", tmp_path / "worker.log"
     try:
-        with stack.one_daphne(
+        with processes.one_daphne(
             database, env, log, "tests.system.ops.failing_app:application"
         ) as port:
             # daphne serves the service plus one failing view (failing_app.py).
@@ -151,17 +151,17 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
             wait_for_event(ingest, "RuntimeError", log)
 
             # A task that fails on what it was sent, in a real worker.
-            worker = stack.start_worker(env, worker_log, "--concurrency", "1")
+            worker = processes.start_worker(env, worker_log, "--concurrency", "1")
             try:
                 subprocess.run(
                     [
-                        *stack.CELERY,
+                        *processes.CELERY,
                         "call",
                         "games.tasks.verify_attempt",
                         "--args",
                         '["not-an-id"]',
                     ],
-                    cwd=stack.ROOT,
+                    cwd=processes.ROOT,
                     env=env,
                     check=True,
                     timeout=WAIT,
@@ -169,10 +169,10 @@ def test_a_server_error_reaches_sentry_without_personal_data_or_cards(tmp_path):
                 )
                 wait_for_event(ingest, "ValueError", worker_log)
             finally:
-                stack.stop([worker])
+                processes.stop([worker])
     finally:
         ingest.shutdown()
-        stack.stop([redis])
+        processes.stop([redis])
 
     (task_event,) = [e for e in ingest.events() if exception_type(e) == "ValueError"]
     tags = task_event["tags"]
@@ -221,7 +221,7 @@ def wait_for_event(ingest: Ingest, kind: str, log: Path) -> None:
 def user_with_email(database: str, username: str, email: str) -> int:
     """Give the player an address (sign-up asks for none) and return their id,
     in the daphne's own database."""
-    url = f"postgresql://postgres@{stack.PG_HOST}:{stack.PG_PORT}/{database}"
+    url = f"postgresql://postgres@{processes.PG_HOST}:{processes.PG_PORT}/{database}"
     with psycopg.connect(url, autocommit=True) as conn:
         sql = "UPDATE accounts_user SET email = %s WHERE username = %s RETURNING id"
         ((user_id,),) = conn.execute(sql, [email, username]).fetchall()

@@ -16,7 +16,7 @@ import pytest
 import redis
 from django.conf import settings
 
-from deploy.stack import QUEUES
+from deploy.processes import QUEUES
 from games import proofs
 from games.models import Attempt
 from tests.support.api import act, requires_postgres, requires_redis, start

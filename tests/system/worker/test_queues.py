@@ -22,7 +22,7 @@ from django.conf import settings
 
 from accounts.mail import mail_password_reset
 from accounts.models import User
-from deploy.stack import QUEUES
+from deploy.processes import QUEUES
 from games.dailies import utc_today
 from games.engine import ALL_VARIANTS
 from games.tasks import prepare_daily_deal
