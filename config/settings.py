@@ -10,9 +10,9 @@ from hashlib import sha256
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config.database import database
 from config.schedule import BEAT_SCHEDULE, TASK_ROUTES, WORKER_QUEUE_NAMES
 from config.secrets import (
     local_secrets,
@@ -131,63 +131,21 @@ TEMPLATES = [
     },
 ]
 
+# Every wait on the database bounded (issue 25), the pool, PgBouncer's transaction
+# pooling, SQLite's writers: config/database.py.
+DB_STATEMENT_TIMEOUT_MS = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
+DB_LOCK_TIMEOUT_MS = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
 DATABASES = {
-    "default": dj_database_url.parse(
-        env.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+    "default": database(
+        env.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+        connect_timeout=int(env.get("DB_CONNECT_TIMEOUT", "3")),
+        statement_timeout_ms=DB_STATEMENT_TIMEOUT_MS,
+        lock_timeout_ms=DB_LOCK_TIMEOUT_MS,
+        pool_size=int(env.get("DB_POOL_SIZE", "10")),
+        pool_timeout=float(env.get("DB_POOL_TIMEOUT", "5")),
+        pgbouncer=env_flag("PGBOUNCER"),
     )
 }
-if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # Under ASGI each request runs in a thread of its own, so per-thread persistent
-    # connections are never reused: a process-wide pool is (Django's ASGI advice).
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
-    # Server-side binding lets psycopg prepare the statements every action repeats.
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
-    # Every wait on the database is bounded, so a stall is a quick 503 (kit/http.py)
-    # rather than a request held for as long as it lasts (issue 25): connecting on
-    # every path; a statement and a lock wait here, straight to PostgreSQL. PgBouncer
-    # refuses the ``options`` start-up parameter (1.18, measured), and it holds a
-    # paused or overloaded pool's queries itself, where no PostgreSQL timeout can
-    # fire: its own query_wait_timeout and query_timeout bound them (deploy/stack.py,
-    # docker-compose.yml, deploy/k8s/base/kustomization.yaml; docs/operations.md, "PgBouncer").
-    # Through PgBouncer they are the role's defaults in the database instead, which
-    # every ``migrate`` sets (games/apps.py, ``database_bounds``); the migrations
-    # themselves run without them.
-    DATABASES["default"]["OPTIONS"]["connect_timeout"] = int(env.get("DB_CONNECT_TIMEOUT", "3"))
-    DB_STATEMENT_TIMEOUT_MS = int(float(env.get("DB_STATEMENT_TIMEOUT", "5")) * 1000)
-    DB_LOCK_TIMEOUT_MS = int(float(env.get("DB_LOCK_TIMEOUT", "3")) * 1000)
-    if not env_flag("PGBOUNCER"):
-        DATABASES["default"]["OPTIONS"]["options"] = (
-            f"-c statement_timeout={DB_STATEMENT_TIMEOUT_MS} -c lock_timeout={DB_LOCK_TIMEOUT_MS}"
-        )
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1,
-        "max_size": int(env.get("DB_POOL_SIZE", "10")),
-        # How long a request waits for a connection (all busy, or the database
-        # away) before it is answered 503 (kit/http.py).
-        "timeout": float(env.get("DB_POOL_TIMEOUT", "5")),
-    }
-    if env_flag("PGBOUNCER"):
-        # Behind PgBouncer in transaction pooling (docs/operations.md, "PgBouncer") each
-        # transaction may get another server connection, so nothing may outlive
-        # one: no server-side cursors (``.iterator()`` would hold one across
-        # transactions), no named prepared statements (PgBouncer 1.18 does not
-        # carry them over; server-side binding's unnamed ones are fine), and no
-        # pool of our own: a connection per request to PgBouncer, which pools.
-        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
-        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None
-        del DATABASES["default"]["OPTIONS"]["pool"]
-if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # The embedded default serialises writers: each transaction takes SQLite's
-    # write lock at BEGIN (IMMEDIATE) and waits up to 20 s for it. With deferred
-    # transactions two requests both read, then one's write found the lock held
-    # and answered 503 ("database is locked") however long it waited (issue 17).
-    # WAL lets readers go on while one writes (synchronous stays FULL: an
-    # acknowledged action survives a power cut too).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        transaction_mode="IMMEDIATE",
-        timeout=20,
-        init_command="PRAGMA journal_mode=WAL",
-    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [

@@ -26,10 +26,6 @@ JS_MAX = 350
 STILL_OVER = {
     # The Easy Harp solver: its search, its bounds and its move ordering in one place.
     "games/engine/solver/easy_harp.py": 946,
-    # The game base class: every rule the two games share.
-    "games/engine/base.py": 686,
-    # Every setting, each read from the environment here and nowhere else.
-    "config/settings.py": 623,
 }
 """Over the limit today (2026-12-07), each at most the lines it has now."""
 
