@@ -23,6 +23,7 @@ PACKAGES = (
 PYTHON_MAX = 600
 JS_MAX = 350
 
+
 def sizes() -> dict[str, int]:
     found = {}
     for package in PACKAGES:
