@@ -16,6 +16,7 @@ from games.dailies import daily_deal_get, daily_deal_prepare, deal_get, utc_toda
 from games.engine import GameCode
 from kit.api import _parse_rate
 from tests.support.concurrency import at_once
+from tests.support.smtp import Mailbox, link_query
 
 
 def uses_postgres() -> bool:
@@ -210,3 +211,15 @@ def throttle_rates(overrides: Any, *, num_proxies: int | None = None, **rates: s
         left = period - time.time() % period
         if WINDOW_MARGIN_S < period <= 3600 and left < WINDOW_MARGIN_S:
             time.sleep(left + 0.05)
+
+
+def with_verified_email(
+    name: str, email: str, smtp: Mailbox, password: str = "correct horse battery"
+) -> Client:
+    """A new player, signed in on the client returned, whose ``email`` is set in
+    the settings and confirmed by the link mailed to it."""
+    client = sign_up(name, password)
+    assert put_email(client, email, password).status_code == 200
+    token = link_query(smtp.wait_for(email))["token"]
+    assert client.send("/api/auth/email/verify/", {"token": token}).status_code == 200
+    return client

@@ -19,7 +19,6 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from deploy.processes import free_port
-from tests.support.api import Client, put_email, sign_up
 
 _LINK = re.compile(r"https?://\S+")
 
@@ -67,18 +66,6 @@ def link(message: EmailMessage) -> str:
 def link_query(message: EmailMessage) -> dict[str, str]:
     """The link's query, one value a name (``uid``, ``token``)."""
     return {k: v[0] for k, v in parse_qs(urlsplit(link(message)).query).items()}
-
-
-def with_verified_email(
-    name: str, email: str, smtp: Mailbox, password: str = "correct horse battery"
-) -> Client:
-    """A new player, signed in on the client returned, whose ``email`` is set in
-    the settings and confirmed by the link mailed to it."""
-    client = sign_up(name, password)
-    assert put_email(client, email, password).status_code == 200
-    token = link_query(smtp.wait_for(email))["token"]
-    assert client.send("/api/auth/email/verify/", {"token": token}).status_code == 200
-    return client
 
 
 @contextmanager

@@ -12,8 +12,15 @@ from django.contrib.auth.tokens import default_token_generator
 
 from accounts.models import User
 from accounts.tokens import reset_uid
-from tests.support.api import Client, assert_error, put_email, sign_up, throttle_rates
-from tests.support.smtp import Mailbox, link, link_query, smtp_server, with_verified_email  # noqa: F401 (smtp fixture)
+from tests.support.api import (
+    Client,
+    assert_error,
+    put_email,
+    sign_up,
+    throttle_rates,
+    with_verified_email,
+)
+from tests.support.smtp import Mailbox, link, link_query, smtp_server  # noqa: F401 (smtp fixture)
 
 PASSWORD = "correct horse battery"
 NEW = "staple battery horse"

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from accounts.models import User
-from tests.support.api import Client, assert_error, put_email
-from tests.support.smtp import Mailbox, body, link, link_query, smtp_server, with_verified_email  # noqa: F401 (smtp fixture)
+from tests.support.api import Client, assert_error, put_email, with_verified_email
+from tests.support.smtp import Mailbox, body, link, link_query, smtp_server  # noqa: F401 (smtp fixture)
 
 PASSWORD = "correct horse battery"
 INTRUDER = "staple battery horse"
